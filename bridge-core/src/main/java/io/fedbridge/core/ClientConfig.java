@@ -1,0 +1,196 @@
+package io.fedbridge.core;
+
+import io.fedbridge.core.uri.CompositeUri;
+import io.fedbridge.core.uri.UriOptions;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a plain {@link StompConnection} connects. Build one from a URI such as
+ * {@code tcp://127.0.0.1:61613?heartBeatSend=10s&login=app} with {@link #fromUri(String)}, or with the
+ * builder.
+ *
+ * @param uri               {@code tcp://host:port} or {@code vm://name}
+ * @param login             STOMP {@code login}, or null
+ * @param passcode          STOMP {@code passcode}, or null; never printed
+ * @param host              the {@code host} header (virtual host), default the URI's host
+ * @param heartBeatSend     how often this client offers to send heart-beats (0 = never), default 10 s
+ * @param heartBeatReceive  how often this client wants the broker's heart-beats (0 = none), default 10 s
+ * @param connectTimeout    TCP connect plus CONNECT/CONNECTED handshake, default 10 s
+ * @param closeTimeout      how long {@link StompConnection#close()} waits for the DISCONNECT receipt, default 5 s
+ * @param limits            limits on frames received from the broker
+ * @param clientId          the {@code client-id} header (durable subscriptions), or null
+ */
+public record ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
+                           Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
+                           FrameLimits limits, String clientId) {
+
+    public ClientConfig {
+        Objects.requireNonNull(uri, "uri");
+        io.fedbridge.core.internal.Transports.checkScheme(uri);
+        heartBeatSend = nonNegative("heartBeatSend", heartBeatSend, Duration.ofSeconds(10));
+        heartBeatReceive = nonNegative("heartBeatReceive", heartBeatReceive, Duration.ofSeconds(10));
+        connectTimeout = positive("connectTimeout", connectTimeout, Duration.ofSeconds(10));
+        closeTimeout = positive("closeTimeout", closeTimeout, Duration.ofSeconds(5));
+        limits = limits == null ? FrameLimits.ofDefaults() : limits;
+        host = host == null ? uri.host() : host;
+    }
+
+    private static Duration nonNegative(String name, Duration d, Duration dflt) {
+        if (d == null) {
+            return dflt;
+        }
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(name + " must be >= 0, but was " + d);
+        }
+        return d;
+    }
+
+    private static Duration positive(String name, Duration d, Duration dflt) {
+        if (d == null) {
+            return dflt;
+        }
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " must be > 0, but was " + d);
+        }
+        return d;
+    }
+
+    public static Builder builder(String uri) {
+        return new Builder(CompositeUri.parse(uri).withoutOptions());
+    }
+
+    public static Builder builder(CompositeUri uri) {
+        return new Builder(uri.withoutOptions());
+    }
+
+    /**
+     * Parses a client URI. Options: {@code login}, {@code passcode}, {@code host}, {@code heartBeatSend},
+     * {@code heartBeatReceive}, {@code connectTimeout}, {@code closeTimeout}, {@code clientId},
+     * {@code maxFrameSize}. Unknown options are an error listing these.
+     */
+    public static ClientConfig fromUri(String uri) {
+        CompositeUri parsed = CompositeUri.parse(uri);
+        Builder b = new Builder(parsed.withoutOptions());
+        b.applyOptions(parsed, "client URI '" + parsed + "'");
+        return b.build();
+    }
+
+    public static ClientConfig ofDefaults(String uri) {
+        return fromUri(uri);
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder(uri);
+        b.login = login;
+        b.passcode = passcode;
+        b.host = host;
+        b.heartBeatSend = heartBeatSend;
+        b.heartBeatReceive = heartBeatReceive;
+        b.connectTimeout = connectTimeout;
+        b.closeTimeout = closeTimeout;
+        b.limits = limits;
+        b.clientId = clientId;
+        return b;
+    }
+
+    @Override
+    public String toString() {
+        return "ClientConfig[uri=" + uri + ", login=" + login + ", passcode=" + (passcode == null ? null : "*****")
+                + ", host=" + host + ", heartBeatSend=" + heartBeatSend + ", heartBeatReceive=" + heartBeatReceive
+                + ", connectTimeout=" + connectTimeout + ", clientId=" + clientId + "]";
+    }
+
+    public static final class Builder {
+        private CompositeUri uri;
+        private String login;
+        private String passcode;
+        private String host;
+        private Duration heartBeatSend;
+        private Duration heartBeatReceive;
+        private Duration connectTimeout;
+        private Duration closeTimeout;
+        private FrameLimits limits;
+        private String clientId;
+
+        private Builder(CompositeUri uri) {
+            this.uri = uri;
+        }
+
+        void applyOptions(CompositeUri parsed, String context) {
+            UriOptions.bind(parsed.options(), context)
+                    .string("login", this::login)
+                    .string("passcode", this::passcode)
+                    .string("host", this::host)
+                    .string("clientId", this::clientId)
+                    .durationMillis("heartBeatSend", this::heartBeatSend)
+                    .durationMillis("heartBeatReceive", this::heartBeatReceive)
+                    .durationMillis("connectTimeout", this::connectTimeout)
+                    .durationMillis("closeTimeout", this::closeTimeout)
+                    .integer("maxFrameSize", v -> limits = new FrameLimits(v, FrameLimits.DEFAULT_MAX_HEADERS, FrameLimits.DEFAULT_MAX_HEADER_LENGTH))
+                    .finish();
+        }
+
+        public Builder uri(String uri) {
+            this.uri = CompositeUri.parse(uri);
+            return this;
+        }
+
+        public Builder login(String login) {
+            this.login = login;
+            return this;
+        }
+
+        public Builder passcode(String passcode) {
+            this.passcode = passcode;
+            return this;
+        }
+
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        public Builder heartBeatSend(Duration d) {
+            this.heartBeatSend = d;
+            return this;
+        }
+
+        public Builder heartBeatReceive(Duration d) {
+            this.heartBeatReceive = d;
+            return this;
+        }
+
+        /** Both directions at once; {@link Duration#ZERO} turns heart-beating off. */
+        public Builder heartBeats(Duration d) {
+            this.heartBeatSend = d;
+            this.heartBeatReceive = d;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration d) {
+            this.connectTimeout = d;
+            return this;
+        }
+
+        public Builder closeTimeout(Duration d) {
+            this.closeTimeout = d;
+            return this;
+        }
+
+        public Builder limits(FrameLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
+        public Builder clientId(String clientId) {
+            this.clientId = clientId;
+            return this;
+        }
+
+        public ClientConfig build() {
+            return new ClientConfig(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout,
+                    closeTimeout, limits, clientId);
+        }
+    }
+}

@@ -1,0 +1,626 @@
+package io.fedbridge.core;
+
+import io.fedbridge.core.internal.HeartBeatHandler;
+import io.fedbridge.core.internal.HeartBeats;
+import io.fedbridge.core.internal.MalformedFrame;
+import io.fedbridge.core.internal.PipelineNames;
+import io.fedbridge.core.internal.StompFrameDecoder;
+import io.fedbridge.core.internal.StompFrameEncoder;
+import io.fedbridge.core.internal.Transports;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.SimpleChannelInboundHandler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A plain STOMP 1.2 client connection to one broker: send with or without receipt (many receipts may be
+ * outstanding at once), subscribe with a listener or pull, ack/nack, transactions, close.
+ *
+ * <pre>{@code
+ * try (StompConnection c = StompConnection.connect("tcp://127.0.0.1:61613")) {
+ *     c.send(Message.of("/queue/orders", "hello")).join();          // completes on the broker's RECEIPT
+ *     Subscription s = c.subscribe(SubscriptionRequest.of("/queue/orders"));
+ *     ReceivedMessage m = s.receive(Duration.ofSeconds(5));
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. A sender is blocked (never buffered without bound) while the connection's outbound
+ * buffer is full, except on the I/O thread itself. Listeners run on one dispatch thread per connection,
+ * so a listener may block or send with {@code join()}.
+ */
+public final class StompConnection implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StompConnection.class);
+    private static final AtomicLong CONNECTION_IDS = new AtomicLong();
+
+    private final ClientConfig config;
+    private final ConnectionListener listener;
+    private final String name;
+    private final Map<String, CompletableFuture<Void>> receipts = new ConcurrentHashMap<>();
+    private final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final AtomicBoolean flushScheduled = new AtomicBoolean();
+    private final CompletableFuture<StompConnection> connected = new CompletableFuture<>();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private final Object writability = new Object();
+    private volatile Channel channel;
+    private volatile StompHeaders connectedHeaders;
+    private volatile ExecutorService dispatcher;
+    private volatile boolean closing;
+    private volatile Throwable closeCause;
+
+    private StompConnection(ClientConfig config, ConnectionListener listener) {
+        this.config = config;
+        this.listener = listener == null ? new ConnectionListener() { } : listener;
+        this.name = "stomp-client-" + CONNECTION_IDS.incrementAndGet();
+    }
+
+    /** Connects with default settings to {@code tcp://host:port} or {@code vm://name} (URI options allowed). */
+    public static StompConnection connect(String uri) {
+        return connect(ClientConfig.fromUri(uri));
+    }
+
+    /** Connects and waits for CONNECTED, up to the configured connect timeout. */
+    public static StompConnection connect(ClientConfig config) {
+        return connect(config, null);
+    }
+
+    public static StompConnection connect(ClientConfig config, ConnectionListener listener) {
+        CompletableFuture<StompConnection> f = connectAsync(config, listener);
+        try {
+            return f.get(config.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            f.cancel(true);
+            throw new StompException("interrupted while connecting to " + config.uri(), e);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            throw new StompException("timed out after " + config.connectTimeout() + " connecting to " + config.uri());
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof StompException se) {
+                throw se;
+            }
+            throw new StompException("could not connect to " + config.uri() + ": " + c.getMessage(), c);
+        }
+    }
+
+    /** Connects without blocking; the future completes once CONNECTED arrives. */
+    public static CompletableFuture<StompConnection> connectAsync(ClientConfig config, ConnectionListener listener) {
+        StompConnection c = new StompConnection(config, listener);
+        c.start();
+        return c.connected;
+    }
+
+    private void start() {
+        Transports.connect(config.uri(), null, config.connectTimeout(), new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline()
+                        .addLast(PipelineNames.DECODER, new StompFrameDecoder(config.limits()))
+                        .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE)
+                        .addLast(PipelineNames.HANDLER, new Handler());
+            }
+        }).addListener(f -> {
+            if (!f.isSuccess()) {
+                connected.completeExceptionally(new StompException("could not connect to " + config.uri() + ": "
+                        + f.cause().getMessage(), f.cause()));
+                closed.complete(null);
+            }
+        });
+        long timeout = config.connectTimeout().toMillis();
+        connected.orTimeout(timeout, TimeUnit.MILLISECONDS).whenComplete((c, e) -> {
+            if (e != null && channel != null) {
+                channel.close();
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- sending
+
+    /** Sends and asks for a receipt; the future completes when the broker confirms (fails on ERROR or close). */
+    public CompletableFuture<Void> send(Message message) {
+        return sendFrame(toFrame(message, null), true);
+    }
+
+    /** Sends without a receipt: cheapest, but nothing tells the caller the broker has it. */
+    public void sendWithoutReceipt(Message message) {
+        sendFrame(toFrame(message, null), false);
+    }
+
+    void sendInTransaction(Message message, String txId) {
+        sendFrame(toFrame(message, txId), false);
+    }
+
+    /**
+     * Sends a raw frame (for bridges and tools). With {@code receipt}, a {@code receipt} header is added and
+     * the future completes on the RECEIPT; without, the future completes once the frame is written.
+     */
+    public CompletableFuture<Void> sendFrame(StompFrame frame, boolean receipt) {
+        Channel ch = checkOpen();
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        if (receipt) {
+            String id = "r-" + ids.incrementAndGet();
+            frame.headers().set(StompHeaders.RECEIPT, id);
+            receipts.put(id, f);
+            if (!ch.isActive()) {
+                receipts.remove(id);
+                f.completeExceptionally(closedException("before the frame was sent"));
+                return f;
+            }
+            write(ch, frame);
+        } else {
+            awaitWritable(ch);
+            ch.write(frame).addListener(w -> {
+                if (w.isSuccess()) {
+                    f.complete(null);
+                } else {
+                    f.completeExceptionally(closedException("while writing"));
+                }
+            });
+            scheduleFlush(ch);
+        }
+        return f;
+    }
+
+    private void write(Channel ch, StompFrame frame) {
+        awaitWritable(ch);
+        ch.write(frame, ch.voidPromise());
+        scheduleFlush(ch);
+    }
+
+    private void scheduleFlush(Channel ch) {
+        if (ch.eventLoop().inEventLoop()) {
+            ch.flush();
+            return;
+        }
+        if (flushScheduled.compareAndSet(false, true)) {
+            ch.eventLoop().execute(() -> {
+                flushScheduled.set(false);
+                ch.flush();
+            });
+        }
+    }
+
+    private void awaitWritable(Channel ch) {
+        if (ch.isWritable() || ch.eventLoop().inEventLoop()) {
+            return;
+        }
+        synchronized (writability) {
+            boolean interrupted = false;
+            while (!ch.isWritable() && ch.isActive()) {
+                try {
+                    writability.wait(100);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private StompFrame toFrame(Message m, String txId) {
+        StompHeaders h = new StompHeaders(m.headers().size() + 4);
+        h.add(StompHeaders.DESTINATION, m.destination());
+        for (Map.Entry<String, String> e : m.headers().entrySet()) {
+            if (!e.getKey().equals(StompHeaders.DESTINATION) && !e.getKey().equals(StompHeaders.RECEIPT)) {
+                h.add(e.getKey(), e.getValue());
+            }
+        }
+        if (txId != null) {
+            h.set(StompHeaders.TRANSACTION, txId);
+        }
+        return new StompFrame(StompCommand.SEND, h, m.body());
+    }
+
+    // ---------------------------------------------------------------- subscribing
+
+    /** Subscribes with a listener; messages are handed to it one at a time on this connection's dispatch thread. */
+    public Subscription subscribe(SubscriptionRequest request, MessageListener messageListener) {
+        if (messageListener == null) {
+            throw new IllegalArgumentException("messageListener must not be null; use subscribe(request) to pull");
+        }
+        return doSubscribe(request, messageListener);
+    }
+
+    /** Subscribes for pulling with {@link Subscription#receive(Duration)}. */
+    public Subscription subscribe(SubscriptionRequest request) {
+        return doSubscribe(request, null);
+    }
+
+    /** Subscribes and waits until the broker confirms with a RECEIPT (so the subscription is in place). */
+    public Subscription subscribeAndWait(SubscriptionRequest request, MessageListener messageListener, Duration timeout) {
+        Subscription s = doSubscribe(request, messageListener, true, timeout);
+        return s;
+    }
+
+    private Subscription doSubscribe(SubscriptionRequest request, MessageListener l) {
+        return doSubscribe(request, l, false, null);
+    }
+
+    private Subscription doSubscribe(SubscriptionRequest request, MessageListener l, boolean wait, Duration timeout) {
+        Channel ch = checkOpen();
+        String id = request.extraHeaders().getOrDefault(StompHeaders.ID, "sub-" + ids.incrementAndGet());
+        Subscription s = new Subscription(this, id, request, l);
+        if (subscriptions.putIfAbsent(id, s) != null) {
+            throw new IllegalArgumentException("subscription id '" + id + "' is already in use on this connection");
+        }
+        StompHeaders h = new StompHeaders();
+        h.add(StompHeaders.ID, id);
+        h.add(StompHeaders.DESTINATION, request.destination());
+        h.add(StompHeaders.ACK, request.ackMode().wireValue());
+        if (request.selector() != null) {
+            h.add(StompHeaders.SELECTOR, request.selector());
+        }
+        if (request.prefetch() > 0) {
+            h.add(StompHeaders.PREFETCH, Integer.toString(request.prefetch()));
+        }
+        request.extraHeaders().forEach((k, v) -> {
+            if (!k.equals(StompHeaders.ID)) {
+                h.add(k, v);
+            }
+        });
+        if (l != null && dispatcher == null) {
+            synchronized (this) {
+                if (dispatcher == null) {
+                    dispatcher = Executors.newSingleThreadExecutor(r -> {
+                        Thread t = new Thread(r, name + "-dispatch");
+                        t.setDaemon(true);
+                        return t;
+                    });
+                }
+            }
+        }
+        StompFrame frame = new StompFrame(StompCommand.SUBSCRIBE, h);
+        if (wait) {
+            try {
+                sendFrame(frame, true).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                subscriptions.remove(id);
+                throw e.getCause() instanceof StompException se ? se : new StompException("subscribe failed", e.getCause());
+            } catch (TimeoutException e) {
+                throw new StompException("no receipt for SUBSCRIBE to " + request.destination() + " within " + timeout);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StompException("interrupted while subscribing to " + request.destination(), e);
+            }
+        } else {
+            write(ch, frame);
+        }
+        return s;
+    }
+
+    void unsubscribe(Subscription s, Map<String, String> extra) {
+        subscriptions.remove(s.id());
+        Channel ch = channel;
+        if (ch != null && ch.isActive()) {
+            StompHeaders h = StompHeaders.of(StompHeaders.ID, s.id());
+            extra.forEach(h::add);
+            write(ch, new StompFrame(StompCommand.UNSUBSCRIBE, h));
+        }
+    }
+
+    void ack(ReceivedMessage m, String txId) {
+        ackOrNack(StompCommand.ACK, m, txId);
+    }
+
+    void nack(ReceivedMessage m, String txId) {
+        ackOrNack(StompCommand.NACK, m, txId);
+    }
+
+    private void ackOrNack(StompCommand cmd, ReceivedMessage m, String txId) {
+        Channel ch = checkOpen();
+        StompHeaders h = new StompHeaders(4);
+        h.add(StompHeaders.ID, m.ackId());
+        if (!"1.2".equals(version())) {
+            h.add(StompHeaders.MESSAGE_ID, m.messageId());
+            h.add(StompHeaders.SUBSCRIPTION, m.subscription().id());
+        }
+        if (txId != null) {
+            h.add(StompHeaders.TRANSACTION, txId);
+        }
+        write(ch, new StompFrame(cmd, h));
+    }
+
+    // ---------------------------------------------------------------- transactions
+
+    /** Starts a transaction. */
+    public Transaction begin() {
+        Channel ch = checkOpen();
+        String id = "tx-" + name + "-" + ids.incrementAndGet();
+        write(ch, StompFrame.of(StompCommand.BEGIN, StompHeaders.TRANSACTION, id));
+        return new Transaction(this, id);
+    }
+
+    CompletableFuture<Void> endTransaction(StompCommand cmd, String id) {
+        return sendFrame(StompFrame.of(cmd, StompHeaders.TRANSACTION, id), true);
+    }
+
+    // ---------------------------------------------------------------- state
+
+    public boolean isConnected() {
+        Channel ch = channel;
+        return ch != null && ch.isActive() && connectedHeaders != null && !closing;
+    }
+
+    /** The CONNECTED frame's headers (server, version, session, heart-beat, and fedbridge's broker identity). */
+    public StompHeaders connectedHeaders() {
+        return connectedHeaders;
+    }
+
+    public String version() {
+        StompHeaders h = connectedHeaders;
+        return h == null ? null : h.get(StompHeaders.VERSION, "1.0");
+    }
+
+    public String sessionId() {
+        StompHeaders h = connectedHeaders;
+        return h == null ? null : h.get(StompHeaders.SESSION);
+    }
+
+    public ClientConfig config() {
+        return config;
+    }
+
+    /** Sends awaiting their receipt. */
+    public int pendingReceipts() {
+        return receipts.size();
+    }
+
+    /** Completes when the connection is closed, by either side. */
+    public CompletableFuture<Void> closeFuture() {
+        return closed;
+    }
+
+    /** Why the connection closed, or null (still open, or closed cleanly). */
+    public Throwable closeCause() {
+        return closeCause;
+    }
+
+    /**
+     * Sends DISCONNECT with a receipt, waits for it (up to the close timeout) so that everything sent
+     * before has been processed, then closes the socket.
+     */
+    @Override
+    public void close() {
+        Channel ch = channel;
+        if (ch == null || closing) {
+            if (ch != null) {
+                closed.join();
+            }
+            return;
+        }
+        if (ch.isActive() && connectedHeaders != null) {
+            CompletableFuture<Void> r = sendFrame(StompFrame.of(StompCommand.DISCONNECT), true);
+            closing = true;
+            try {
+                r.get(config.closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.debug("{}: no receipt for DISCONNECT: {}", name, e.toString());
+            }
+        }
+        closing = true;
+        ch.close().syncUninterruptibly();
+        closed.join();
+    }
+
+    /** Closes the socket at once, without DISCONNECT (as a crash would). */
+    public void abort() {
+        Channel ch = channel;
+        closing = true;
+        if (ch != null) {
+            ch.close();
+        }
+    }
+
+    private Channel checkOpen() {
+        Channel ch = channel;
+        if (ch == null || !ch.isActive() || closing) {
+            throw closedException("");
+        }
+        return ch;
+    }
+
+    private ConnectionClosedException closedException(String when) {
+        Throwable cause = closeCause;
+        String msg = "connection to " + config.uri() + " is closed" + (when.isEmpty() ? "" : " " + when)
+                + (cause == null ? "" : ": " + cause.getMessage());
+        return new ConnectionClosedException(msg, cause);
+    }
+
+    @Override
+    public String toString() {
+        return name + "[" + config.uri() + (isConnected() ? ", connected" : ", not connected") + "]";
+    }
+
+    // ---------------------------------------------------------------- I/O
+
+    private final class Handler extends SimpleChannelInboundHandler<Object> {
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+            StompHeaders h = new StompHeaders();
+            h.add(StompHeaders.ACCEPT_VERSION, "1.2");
+            h.add(StompHeaders.HOST, config.host());
+            h.add(StompHeaders.HEART_BEAT, config.heartBeatSend().toMillis() + "," + config.heartBeatReceive().toMillis());
+            if (config.login() != null) {
+                h.add(StompHeaders.LOGIN, config.login());
+            }
+            if (config.passcode() != null) {
+                h.add(StompHeaders.PASSCODE, config.passcode());
+            }
+            if (config.clientId() != null) {
+                h.add("client-id", config.clientId());
+            }
+            ctx.writeAndFlush(new StompFrame(StompCommand.CONNECT, h));
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof MalformedFrame bad) {
+                failConnection(ctx, new StompException("malformed frame from " + config.uri() + ": " + bad.reason()));
+                return;
+            }
+            StompFrame f = (StompFrame) msg;
+            switch (f.command()) {
+                case CONNECTED -> onConnected(ctx, f);
+                case MESSAGE -> onMessage(f);
+                case RECEIPT -> {
+                    CompletableFuture<Void> r = receipts.remove(f.header(StompHeaders.RECEIPT_ID));
+                    if (r != null) {
+                        r.complete(null);
+                    }
+                }
+                case ERROR -> onErrorFrame(ctx, f);
+                default -> failConnection(ctx, new StompException("unexpected " + f.command() + " frame from " + config.uri()));
+            }
+        }
+
+        private void onConnected(ChannelHandlerContext ctx, StompFrame f) {
+            HeartBeats beats;
+            try {
+                long[] peer = HeartBeats.parse(f.header(StompHeaders.HEART_BEAT));
+                beats = HeartBeats.negotiate(config.heartBeatSend().toMillis(), config.heartBeatReceive().toMillis(), peer[0], peer[1]);
+            } catch (IllegalArgumentException e) {
+                failConnection(ctx, new StompException("broker at " + config.uri() + " sent " + e.getMessage()));
+                return;
+            }
+            if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
+                ctx.pipeline().addBefore(PipelineNames.HANDLER, PipelineNames.HEART_BEAT, new HeartBeatHandler(beats));
+            }
+            connectedHeaders = f.headers();
+            LOG.debug("{}: connected to {} ({})", name, config.uri(), f.headers());
+            connected.complete(StompConnection.this);
+        }
+
+        private void onMessage(StompFrame f) {
+            Subscription s = subscriptions.get(f.header(StompHeaders.SUBSCRIPTION));
+            if (s == null) {
+                LOG.debug("{}: MESSAGE for unknown subscription {}", name, f.header(StompHeaders.SUBSCRIPTION));
+                return;
+            }
+            ReceivedMessage m = new ReceivedMessage(StompConnection.this, s, f);
+            MessageListener l = s.listener();
+            if (l == null) {
+                s.enqueue(m);
+                return;
+            }
+            dispatcher.execute(() -> {
+                try {
+                    l.onMessage(m);
+                } catch (RuntimeException e) {
+                    LOG.warn("{}: listener of {} threw; the message is not acknowledged", name, s, e);
+                }
+            });
+        }
+
+        private void onErrorFrame(ChannelHandlerContext ctx, StompFrame f) {
+            String receiptId = f.header(StompHeaders.RECEIPT_ID);
+            StompErrorException e = new StompErrorException("broker at " + config.uri() + " answered ERROR", f);
+            if (!connected.isDone()) {
+                connected.completeExceptionally(e);
+                closeCause = e;
+                ctx.close();
+                return;
+            }
+            CompletableFuture<Void> r = receiptId == null ? null : receipts.remove(receiptId);
+            if (r != null) {
+                r.completeExceptionally(e);
+            } else {
+                listener.onError(StompConnection.this, e);
+            }
+            // STOMP servers close the connection after an ERROR frame.
+            closeCause = e;
+        }
+
+        private void failConnection(ChannelHandlerContext ctx, StompException e) {
+            closeCause = e;
+            connected.completeExceptionally(e);
+            ctx.close();
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+            if (evt instanceof HeartBeatHandler.DeadPeer dp) {
+                LOG.info("{}: no heart-beat from {} for {} ms; closing", name, config.uri(), dp.silentMillis());
+                failConnection(ctx, new StompException("broker at " + config.uri() + " sent no heart-beat for "
+                        + dp.silentMillis() + " ms"));
+                return;
+            }
+            super.userEventTriggered(ctx, evt);
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+            if (ctx.channel().isWritable()) {
+                synchronized (writability) {
+                    writability.notifyAll();
+                }
+            }
+            super.channelWritabilityChanged(ctx);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debug("{}: I/O error: {}", name, cause.toString());
+            if (closeCause == null) {
+                closeCause = cause;
+            }
+            ctx.close();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            synchronized (writability) {
+                writability.notifyAll();
+            }
+            Throwable cause = closeCause;
+            boolean clean = closing && cause == null;
+            if (!connected.isDone()) {
+                connected.completeExceptionally(cause != null ? cause
+                        : new ConnectionClosedException("connection to " + config.uri() + " closed during the handshake"));
+            }
+            List<CompletableFuture<Void>> pending = new ArrayList<>(receipts.values());
+            receipts.clear();
+            for (CompletableFuture<Void> r : pending) {
+                r.completeExceptionally(closedException("before its receipt arrived"));
+            }
+            for (Subscription s : subscriptions.values()) {
+                s.connectionClosed();
+            }
+            ExecutorService d = dispatcher;
+            if (d != null) {
+                d.shutdown();
+            }
+            if (!clean) {
+                LOG.debug("{}: connection to {} lost: {}", name, config.uri(), cause == null ? "closed by peer" : cause.toString());
+            }
+            try {
+                listener.onClosed(StompConnection.this, clean ? null
+                        : cause != null ? cause : new ConnectionClosedException("connection to " + config.uri() + " closed by peer"));
+            } finally {
+                closed.complete(null);
+            }
+        }
+    }
+}

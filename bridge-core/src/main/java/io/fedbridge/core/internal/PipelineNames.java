@@ -1,0 +1,13 @@
+package io.fedbridge.core.internal;
+
+/** Names of the handlers in every fedbridge STOMP pipeline, in order. */
+public final class PipelineNames {
+    public static final String TLS = "tls";
+    public static final String DECODER = "stomp-decoder";
+    public static final String ENCODER = "stomp-encoder";
+    public static final String HEART_BEAT = "heart-beat";
+    public static final String HANDLER = "stomp-handler";
+
+    private PipelineNames() {
+    }
+}

@@ -1,0 +1,105 @@
+package io.fedbridge.core.internal;
+
+import io.fedbridge.core.StompFrame;
+import io.fedbridge.core.StompHeaders;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.MessageToByteEncoder;
+
+/**
+ * Encodes {@link StompFrame}s. Escapes header names and values (except in CONNECT/CONNECTED, as STOMP 1.2
+ * requires) and always writes {@code content-length} for a non-empty body, so bodies may contain NUL.
+ */
+@ChannelHandler.Sharable
+public final class StompFrameEncoder extends MessageToByteEncoder<StompFrame> {
+
+    public static final StompFrameEncoder INSTANCE = new StompFrameEncoder();
+
+    private StompFrameEncoder() {
+        super(StompFrame.class);
+    }
+
+    @Override
+    protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, StompFrame frame, boolean preferDirect) {
+        return ctx.alloc().ioBuffer(estimate(frame));
+    }
+
+    @Override
+    protected void encode(ChannelHandlerContext ctx, StompFrame frame, ByteBuf out) {
+        encode(frame, out);
+    }
+
+    /** Writes one frame to {@code out}; public so that frames can be pre-encoded once for fan-out. */
+    public static void encode(StompFrame frame, ByteBuf out) {
+        out.writeCharSequence(frame.command().name(), java.nio.charset.StandardCharsets.US_ASCII);
+        out.writeByte('\n');
+        boolean escape = !frame.command().isConnectFrame();
+        StompHeaders h = frame.headers();
+        byte[] body = frame.body();
+        boolean wroteLength = false;
+        for (int i = 0; i < h.size(); i++) {
+            String name = h.name(i);
+            if (name.equals(StompHeaders.CONTENT_LENGTH)) {
+                if (wroteLength) {
+                    continue;
+                }
+                wroteLength = true;
+                writeHeader(out, name, Integer.toString(body.length), false);
+                continue;
+            }
+            writeHeader(out, name, h.value(i), escape);
+        }
+        if (!wroteLength && body.length > 0) {
+            writeHeader(out, StompHeaders.CONTENT_LENGTH, Integer.toString(body.length), false);
+        }
+        out.writeByte('\n');
+        out.writeBytes(body);
+        out.writeByte(0);
+    }
+
+    public static int estimate(StompFrame frame) {
+        StompHeaders h = frame.headers();
+        int n = 16 + frame.body().length + 24;
+        for (int i = 0; i < h.size(); i++) {
+            n += h.name(i).length() + h.value(i).length() + 2;
+        }
+        return n + n / 8;
+    }
+
+    private static void writeHeader(ByteBuf out, String name, String value, boolean escape) {
+        writeText(out, name, escape);
+        out.writeByte(':');
+        writeText(out, value, escape);
+        out.writeByte('\n');
+    }
+
+    private static void writeText(ByteBuf out, String s, boolean escape) {
+        if (escape && needsEscape(s)) {
+            StringBuilder sb = new StringBuilder(s.length() + 8);
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                switch (c) {
+                    case '\\' -> sb.append("\\\\");
+                    case '\n' -> sb.append("\\n");
+                    case '\r' -> sb.append("\\r");
+                    case ':' -> sb.append("\\c");
+                    default -> sb.append(c);
+                }
+            }
+            s = sb.toString();
+        }
+        ByteBufUtil.writeUtf8(out, s);
+    }
+
+    private static boolean needsEscape(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\' || c == '\n' || c == '\r' || c == ':') {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,149 @@
+package io.fedbridge.core.internal;
+
+import io.fedbridge.core.uri.CompositeUri;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalIoHandler;
+import io.netty.channel.local.LocalServerChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The transports every fedbridge connection runs on: {@code tcp://host:port} (NIO sockets, Nagle off) and
+ * {@code vm://name} (in-JVM Netty local channels, no socket). {@code ssl://} plugs in here later as tcp
+ * plus an SslHandler added by the initializer.
+ */
+public final class Transports {
+
+    public static final List<String> SCHEMES = List.of("tcp", "vm");
+    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
+
+    private static volatile EventLoopGroup ioGroup;
+    private static volatile EventLoopGroup localGroup;
+
+    private Transports() {
+    }
+
+    /** The shared, daemon-threaded NIO group used when the caller brings none. */
+    public static EventLoopGroup ioGroup() {
+        EventLoopGroup g = ioGroup;
+        if (g == null) {
+            synchronized (Transports.class) {
+                if (ioGroup == null) {
+                    ioGroup = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("fedbridge-io", true),
+                            NioIoHandler.newFactory());
+                }
+                g = ioGroup;
+            }
+        }
+        return g;
+    }
+
+    /** The shared group for {@code vm://} channels. */
+    public static EventLoopGroup localGroup() {
+        EventLoopGroup g = localGroup;
+        if (g == null) {
+            synchronized (Transports.class) {
+                if (localGroup == null) {
+                    localGroup = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("fedbridge-vm", true),
+                            LocalIoHandler.newFactory());
+                }
+                g = localGroup;
+            }
+        }
+        return g;
+    }
+
+    public static boolean isLocal(CompositeUri uri) {
+        return "vm".equals(uri.scheme());
+    }
+
+    public static void checkScheme(CompositeUri uri) {
+        if (!SCHEMES.contains(uri.scheme())) {
+            String hint = "ssl".equals(uri.scheme()) ? " (ssl:// is not available yet)" : "";
+            throw new IllegalArgumentException("unsupported transport scheme '" + uri.scheme() + "' in URI '" + uri
+                    + "'" + hint + "; supported schemes are: " + String.join(", ", SCHEMES));
+        }
+        if (isLocal(uri)) {
+            if (uri.host() == null || uri.host().isEmpty()) {
+                throw new IllegalArgumentException("vm:// URI '" + uri + "' must name the in-JVM broker, e.g. vm://A");
+            }
+        } else if (uri.host() == null || uri.host().isEmpty() || uri.port() < 0) {
+            throw new IllegalArgumentException("tcp:// URI '" + uri + "' must have a host and a port, e.g. tcp://127.0.0.1:61613");
+        }
+    }
+
+    public static SocketAddress address(CompositeUri uri) {
+        checkScheme(uri);
+        if (isLocal(uri)) {
+            return new LocalAddress(uri.host());
+        }
+        return new InetSocketAddress(uri.host(), uri.port());
+    }
+
+    /** Binds a listener; the returned channel's local address tells the bound port. */
+    public static ChannelFuture bind(CompositeUri uri, EventLoopGroup boss, EventLoopGroup workers,
+                                     ChannelInitializer<Channel> initializer) {
+        checkScheme(uri);
+        ServerBootstrap b = new ServerBootstrap();
+        if (isLocal(uri)) {
+            EventLoopGroup local = localGroup();
+            b.group(local, local).channel(LocalServerChannel.class);
+        } else {
+            b.group(boss, workers).channel(NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.SO_KEEPALIVE, true);
+        }
+        b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK);
+        b.childHandler(initializer);
+        return b.bind(address(uri));
+    }
+
+    /** Opens a client connection. */
+    public static ChannelFuture connect(CompositeUri uri, EventLoopGroup group, Duration connectTimeout,
+                                        ChannelInitializer<Channel> initializer) {
+        checkScheme(uri);
+        Bootstrap b = new Bootstrap();
+        if (isLocal(uri)) {
+            b.group(localGroup()).channel(LocalChannel.class);
+        } else {
+            b.group(group == null ? ioGroup() : group).channel(NioSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.SO_KEEPALIVE, true);
+        }
+        b.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .handler(initializer);
+        return b.connect(address(uri));
+    }
+
+    /** The URI a client should use to reach a bound listener (port 0 resolved to the real port). */
+    public static String boundUri(CompositeUri requested, Channel serverChannel) {
+        if (isLocal(requested)) {
+            return "vm://" + requested.host();
+        }
+        InetSocketAddress a = (InetSocketAddress) serverChannel.localAddress();
+        String host = requested.host();
+        if (host.contains(":") && !host.startsWith("[")) {
+            host = "[" + host + "]";
+        }
+        return "tcp://" + host + ":" + a.getPort();
+    }
+}

@@ -1,0 +1,189 @@
+package io.fedbridge.broker;
+
+import io.fedbridge.broker.internal.BrokerCore;
+import io.fedbridge.broker.internal.ServerSession;
+import io.fedbridge.broker.store.InMemoryMessageStore;
+import io.fedbridge.core.internal.PipelineNames;
+import io.fedbridge.core.internal.StompFrameDecoder;
+import io.fedbridge.core.internal.StompFrameEncoder;
+import io.fedbridge.core.internal.Transports;
+import io.fedbridge.core.uri.CompositeUri;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An embeddable fedbridge broker node speaking STOMP 1.2 on every configured listener, and always on
+ * {@code vm://NAME} inside its JVM.
+ *
+ * <pre>{@code
+ * try (Broker broker = Broker.start(BrokerConfig.builder("A").listen("tcp://127.0.0.1:0").build())) {
+ *     String uri = broker.connectUris().get(0);   // e.g. tcp://127.0.0.1:40123
+ * }
+ * }</pre>
+ *
+ * Thread-safe. {@link #close()} closes every listener and connection and waits for its threads.
+ */
+public final class Broker implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+
+    private final BrokerConfig config;
+    private final BrokerCore core;
+    private final MessageStore store;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final List<Channel> serverChannels = new ArrayList<>();
+    private final List<String> connectUris = new ArrayList<>();
+    private volatile boolean running;
+
+    private Broker(BrokerConfig config, MessageStore store) {
+        this.config = config;
+        this.store = store;
+        this.core = new BrokerCore(config, UUID.randomUUID().toString(), store, Clock.systemUTC());
+        this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"),
+                NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+                new DefaultThreadFactory("fedbridge-" + config.name() + "-io"), NioIoHandler.newFactory());
+    }
+
+    /**
+     * Starts a broker: opens its store, recovers persistent messages, binds every listener.
+     *
+     * @throws BrokerException if a listener cannot be bound or the store cannot be opened; nothing is left running
+     */
+    public static Broker start(BrokerConfig config) {
+        MessageStore store = openStore(config);
+        Broker b;
+        try {
+            b = new Broker(config, store);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        try {
+            b.bindAll();
+        } catch (RuntimeException e) {
+            b.close();
+            throw e;
+        }
+        return b;
+    }
+
+    private static MessageStore openStore(BrokerConfig config) {
+        return new InMemoryMessageStore();
+    }
+
+    private void bindAll() {
+        List<String> all = new ArrayList<>(config.listeners());
+        all.add("vm://" + config.name());
+        for (String l : all) {
+            CompositeUri uri = CompositeUri.parse(l);
+            ChannelFuture f = Transports.bind(uri, boss, workers, new ChannelInitializer<>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    ch.pipeline()
+                            .addLast(PipelineNames.DECODER, new StompFrameDecoder(config.limits()))
+                            .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE)
+                            .addLast(PipelineNames.HANDLER, new ServerSession(core));
+                }
+            });
+            f.awaitUninterruptibly();
+            if (!f.isSuccess()) {
+                throw new BrokerException("broker " + config.name() + " could not listen on " + l + ": " + f.cause().getMessage(), f.cause());
+            }
+            serverChannels.add(f.channel());
+            if (!Transports.isLocal(uri)) {
+                connectUris.add(Transports.boundUri(uri, f.channel()));
+            }
+        }
+        running = true;
+        LOG.info("broker {} ({}) started, listening on {} and vm://{}", config.name(), core.brokerId(), connectUris, config.name());
+    }
+
+    public String name() {
+        return config.name();
+    }
+
+    /** The broker's id, announced to peers and clients in CONNECTED. */
+    public String id() {
+        return core.brokerId();
+    }
+
+    public BrokerConfig config() {
+        return config;
+    }
+
+    /** URIs clients use to reach the network listeners, with port 0 resolved. */
+    public List<String> connectUris() {
+        return Collections.unmodifiableList(connectUris);
+    }
+
+    /** The in-JVM address of this broker: {@code vm://NAME}. */
+    public String vmUri() {
+        return "vm://" + config.name();
+    }
+
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Counters of every queue. */
+    public List<DestinationStats> queues() {
+        return core.queueSnapshots();
+    }
+
+    /** Counters of one queue, or null if it does not exist. */
+    public DestinationStats queue(String name) {
+        for (DestinationStats s : core.queueSnapshots()) {
+            if (s.name().equals(name)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** Bytes of message data held now (flow control starts at {@link BrokerConfig#memoryLimit()}). */
+    public long memoryUsed() {
+        return core.memoryUsed();
+    }
+
+    public int connectionCount() {
+        return core.sessionCount();
+    }
+
+    /** Stops the broker: closes listeners and connections, then its threads and store. Idempotent. */
+    @Override
+    public void close() {
+        boolean wasRunning = running;
+        running = false;
+        for (Channel ch : serverChannels) {
+            ch.close().awaitUninterruptibly();
+        }
+        serverChannels.clear();
+        core.closeSessions();
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        store.close();
+        if (wasRunning) {
+            LOG.info("broker {} stopped", config.name());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Broker[" + config.name() + ", " + connectUris + "]";
+    }
+}

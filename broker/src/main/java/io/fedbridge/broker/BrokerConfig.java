@@ -1,0 +1,137 @@
+package io.fedbridge.broker;
+
+import io.fedbridge.core.FrameLimits;
+import io.fedbridge.core.internal.Transports;
+import io.fedbridge.core.uri.CompositeUri;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * A broker node's configuration. Build with {@link #builder(String)}:
+ *
+ * <pre>{@code
+ * Broker a = Broker.start(BrokerConfig.builder("A").listen("tcp://127.0.0.1:61613").build());
+ * }</pre>
+ *
+ * @param name             the broker's name, letters, digits, '.', '_' and '-'; also its in-JVM address {@code vm://NAME}
+ * @param listeners        URIs to accept STOMP connections on ({@code tcp://host:port}, port 0 = any free port)
+ * @param dataDirectory    where persistent messages are kept; null = in memory only
+ * @param limits           limits on incoming frames
+ * @param heartBeat        the broker's heart-beat offer to clients (both directions); ZERO = none. Default 10 s
+ * @param memoryLimit      bytes of message data the broker holds before producers are flow-controlled
+ * @param defaultPrefetch  unacknowledged messages per subscription when the client asks for none (default 1000)
+ */
+public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
+                           Duration heartBeat, long memoryLimit, int defaultPrefetch) {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    public BrokerConfig {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("name must be 1-64 letters, digits, '.', '_' or '-', but was '" + name + "'");
+        }
+        listeners = List.copyOf(listeners == null ? List.of() : listeners);
+        for (String l : listeners) {
+            CompositeUri u;
+            try {
+                u = CompositeUri.parse(l);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("listener " + e.getMessage(), e);
+            }
+            Transports.checkScheme(u);
+        }
+        limits = limits == null ? FrameLimits.ofDefaults() : limits;
+        heartBeat = heartBeat == null ? Duration.ofSeconds(10) : heartBeat;
+        if (heartBeat.isNegative()) {
+            throw new IllegalArgumentException("heartBeat must be >= 0, but was " + heartBeat);
+        }
+        if (memoryLimit == 0) {
+            memoryLimit = Math.min(512L * 1024 * 1024, Runtime.getRuntime().maxMemory() / 4);
+        }
+        if (memoryLimit < 64 * 1024) {
+            throw new IllegalArgumentException("memoryLimit must be at least 65536 bytes, but was " + memoryLimit);
+        }
+        if (defaultPrefetch == 0) {
+            defaultPrefetch = 1000;
+        }
+        if (defaultPrefetch < 0) {
+            throw new IllegalArgumentException("defaultPrefetch must be > 0, but was " + defaultPrefetch);
+        }
+    }
+
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    public static BrokerConfig ofDefaults(String name) {
+        return builder(name).build();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder(name);
+        b.listeners.addAll(listeners);
+        b.dataDirectory = dataDirectory;
+        b.limits = limits;
+        b.heartBeat = heartBeat;
+        b.memoryLimit = memoryLimit;
+        b.defaultPrefetch = defaultPrefetch;
+        return b;
+    }
+
+    public static final class Builder {
+        private String name;
+        private final List<String> listeners = new ArrayList<>();
+        private Path dataDirectory;
+        private FrameLimits limits;
+        private Duration heartBeat;
+        private long memoryLimit;
+        private int defaultPrefetch;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        /** Adds a listener URI; may be called several times. */
+        public Builder listen(String uri) {
+            listeners.add(uri);
+            return this;
+        }
+
+        public Builder dataDirectory(Path dir) {
+            this.dataDirectory = dir;
+            return this;
+        }
+
+        public Builder limits(FrameLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
+        public Builder heartBeat(Duration heartBeat) {
+            this.heartBeat = heartBeat;
+            return this;
+        }
+
+        public Builder memoryLimit(long bytes) {
+            this.memoryLimit = bytes;
+            return this;
+        }
+
+        public Builder defaultPrefetch(int prefetch) {
+            this.defaultPrefetch = prefetch;
+            return this;
+        }
+
+        public BrokerConfig build() {
+            return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.fedbridge.broker;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+
+/**
+ * Where a broker keeps persistent messages. A <em>key</em> is a queue ({@code /queue/orders}) or a durable
+ * topic subscription ({@code durable:<clientId>:<name>}); a message stored under several keys (a topic
+ * message with several durable subscribers) is added once per key and removed per key.
+ *
+ * <p>Implementations are thread-safe: any broker thread may call any method, and many calls may be in
+ * flight at once — a store is expected to batch them (group commit).
+ */
+public interface MessageStore extends AutoCloseable {
+
+    /**
+     * Stores a message under {@code key}. The future completes when the message is as durable as the
+     * store's durability mode promises ({@code sync}: on disk), and fails if it cannot be stored (disk full,
+     * store closed) — the broker then answers the send with an ERROR, never with a receipt.
+     */
+    CompletableFuture<Void> add(String key, StoredMessage message);
+
+    /** Removes an acknowledged message; the future completes when the removal is durable. */
+    CompletableFuture<Void> remove(String key, long sequence);
+
+    /** Records a new redelivery count for a stored message (best effort: may be batched with later writes). */
+    void updateRedeliveryCount(String key, long sequence, int redeliveryCount);
+
+    /**
+     * Replays every stored message, per key in sequence order. Called once, at broker start-up, before any
+     * other method.
+     */
+    void recover(BiConsumer<String, StoredMessage> sink);
+
+    /** The highest sequence ever stored, so the broker continues after it; 0 for an empty store. */
+    long lastSequence();
+
+    /** Persists a durable topic subscription's definition (idempotent). */
+    void saveDurableSubscription(DurableSubscriptionInfo info);
+
+    /** Forgets a durable subscription and every message stored under its key. */
+    void removeDurableSubscription(String key);
+
+    /** Every durable subscription that was saved and not removed. */
+    List<DurableSubscriptionInfo> durableSubscriptions();
+
+    /** True when the store keeps data across restarts. */
+    boolean isPersistent();
+
+    @Override
+    void close();
+
+    /**
+     * A durable subscription's definition.
+     *
+     * @param key         the store key, {@code durable:<clientId>:<name>}
+     * @param clientId    the owning client id
+     * @param name        the subscription name
+     * @param destination the topic (may be a wildcard)
+     * @param selector    the selector, or null
+     */
+    record DurableSubscriptionInfo(String key, String clientId, String name, String destination, String selector) {
+    }
+}

@@ -1,0 +1,75 @@
+package io.fedbridge.broker.internal;
+
+import io.fedbridge.broker.StoredMessage;
+import io.fedbridge.core.StompHeaders;
+
+/**
+ * A message inside the broker. Immutable and shared between every subscription it is routed to; per-
+ * delivery state lives in {@link QueueEntry}.
+ */
+final class BrokerMessage {
+
+    final long sequence;
+    final String messageId;
+    final String destination;
+    /** Headers as sent, minus receipt/transaction/content-length; never modified after construction. */
+    final StompHeaders headers;
+    final byte[] body;
+    final int priority;
+    final long expires;
+    final boolean persistent;
+    final int size;
+
+    BrokerMessage(long sequence, String messageId, String destination, StompHeaders headers, byte[] body) {
+        this.sequence = sequence;
+        this.messageId = messageId;
+        this.destination = destination;
+        this.headers = headers;
+        this.body = body;
+        this.priority = parsePriority(headers.get(StompHeaders.PRIORITY));
+        this.expires = parseLong(headers.get(StompHeaders.EXPIRES));
+        this.persistent = "true".equals(headers.get(StompHeaders.PERSISTENT));
+        int s = body.length + 64;
+        for (int i = 0; i < headers.size(); i++) {
+            s += headers.name(i).length() + headers.value(i).length() + 32;
+        }
+        this.size = s;
+    }
+
+    static BrokerMessage fromStored(StoredMessage m) {
+        StompHeaders h = new StompHeaders(m.headers().size() + 2);
+        m.headers().forEach(h::add);
+        return new BrokerMessage(m.sequence(), m.messageId(), m.destination(), h, m.body());
+    }
+
+    StoredMessage toStored(int redeliveryCount) {
+        return new StoredMessage(sequence, messageId, destination, headers.toMap(), body, redeliveryCount);
+    }
+
+    boolean isExpired(long now) {
+        return expires > 0 && now >= expires;
+    }
+
+    private static int parsePriority(String v) {
+        if (v == null) {
+            return 4;
+        }
+        try {
+            int p = Integer.parseInt(v.trim());
+            return Math.max(0, Math.min(9, p));
+        } catch (NumberFormatException e) {
+            return 4;
+        }
+    }
+
+    private static long parseLong(String v) {
+        if (v == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+}

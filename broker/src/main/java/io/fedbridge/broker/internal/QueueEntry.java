@@ -1,0 +1,16 @@
+package io.fedbridge.broker.internal;
+
+/** A message's place in one queue (or one topic subscription): its redelivery count and who holds it. */
+final class QueueEntry {
+    final BrokerMessage message;
+    /** The store key this entry is persisted under, or null if it is not persisted. */
+    final String storeKey;
+    int redeliveryCount;
+    long deliveryTag;
+
+    QueueEntry(BrokerMessage message, String storeKey, int redeliveryCount) {
+        this.message = message;
+        this.storeKey = storeKey;
+        this.redeliveryCount = redeliveryCount;
+    }
+}

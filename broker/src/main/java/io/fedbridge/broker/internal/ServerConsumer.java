@@ -1,0 +1,131 @@
+package io.fedbridge.broker.internal;
+
+import io.fedbridge.core.AckMode;
+import io.fedbridge.core.StompCommand;
+import io.fedbridge.core.StompFrame;
+import io.fedbridge.core.StompHeaders;
+import io.fedbridge.core.selector.Selector;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** One SUBSCRIBE of one connection, attached to the queue that feeds it. Guarded by that queue's monitor. */
+final class ServerConsumer {
+
+    final ServerSession session;
+    final int number;
+    final String subscriptionId;
+    final String subscribedDestination;
+    final AckMode ackMode;
+    final Selector selector;
+    final int prefetch;
+    final int priority;
+    final QueueDestination queue;
+    /** For a topic subscription, the registration to remove on unsubscribe; null for queues. */
+    TopicRegistry.Registration topicRegistration;
+    private final LinkedHashMap<Long, QueueEntry> inflight = new LinkedHashMap<>();
+    private long nextTag;
+
+    ServerConsumer(ServerSession session, int number, String subscriptionId, String subscribedDestination,
+                   AckMode ackMode, Selector selector, int prefetch, int priority, QueueDestination queue) {
+        this.session = session;
+        this.number = number;
+        this.subscriptionId = subscriptionId;
+        this.subscribedDestination = subscribedDestination;
+        this.ackMode = ackMode;
+        this.selector = selector;
+        this.prefetch = prefetch;
+        this.priority = priority;
+        this.queue = queue;
+    }
+
+    boolean autoAck() {
+        return ackMode == AckMode.AUTO;
+    }
+
+    boolean hasCapacity() {
+        return session.isWritable() && (ackMode == AckMode.AUTO || inflight.size() < prefetch);
+    }
+
+    boolean accepts(BrokerMessage m) {
+        return selector == null || selector.matches(m.headers::get);
+    }
+
+    void deliver(QueueEntry e) {
+        long tag = ++nextTag;
+        BrokerMessage m = e.message;
+        StompHeaders h = new StompHeaders(m.headers.size() + 6);
+        h.add(StompHeaders.SUBSCRIPTION, subscriptionId);
+        h.add(StompHeaders.MESSAGE_ID, m.messageId);
+        h.add(StompHeaders.DESTINATION, m.destination);
+        if (ackMode != AckMode.AUTO) {
+            h.add(StompHeaders.ACK, ackId(tag));
+            e.deliveryTag = tag;
+            inflight.put(tag, e);
+        }
+        if (e.redeliveryCount > 0) {
+            h.add(StompHeaders.REDELIVERED, "true");
+            h.add(StompHeaders.REDELIVERY_COUNT, Integer.toString(e.redeliveryCount));
+        }
+        for (int i = 0; i < m.headers.size(); i++) {
+            String name = m.headers.name(i);
+            if (!name.equals(StompHeaders.DESTINATION)) {
+                h.add(name, m.headers.value(i));
+            }
+        }
+        session.write(new StompFrame(StompCommand.MESSAGE, h, m.body));
+    }
+
+    String ackId(long tag) {
+        return number + ":" + tag;
+    }
+
+    /** Looks up an inflight delivery by message id (STOMP 1.0/1.1 acks); -1 if absent. */
+    long tagOfMessageId(String messageId) {
+        for (Map.Entry<Long, QueueEntry> e : inflight.entrySet()) {
+            if (e.getValue().message.messageId.equals(messageId)) {
+                return e.getKey();
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Removes the delivery {@code tag} (and every earlier one if cumulative) from the inflight window.
+     * Returns null if {@code tag} is not inflight.
+     */
+    List<QueueEntry> takeInflight(long tag, boolean cumulative) {
+        if (!inflight.containsKey(tag)) {
+            return null;
+        }
+        if (!cumulative) {
+            List<QueueEntry> one = new ArrayList<>(1);
+            one.add(inflight.remove(tag));
+            return one;
+        }
+        List<QueueEntry> taken = new ArrayList<>();
+        Iterator<Map.Entry<Long, QueueEntry>> it = inflight.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<Long, QueueEntry> e = it.next();
+            taken.add(e.getValue());
+            it.remove();
+            if (e.getKey() == tag) {
+                break;
+            }
+        }
+        return taken;
+    }
+
+    List<QueueEntry> drainInflight() {
+        List<QueueEntry> all = new ArrayList<>(inflight.values());
+        inflight.clear();
+        return all;
+    }
+
+    @Override
+    public String toString() {
+        return "consumer " + subscriptionId + " on " + subscribedDestination + " of " + session;
+    }
+}

@@ -1,0 +1,553 @@
+package io.fedbridge.broker.internal;
+
+import io.fedbridge.core.AckMode;
+import io.fedbridge.core.FederationHeaders;
+import io.fedbridge.core.StompCommand;
+import io.fedbridge.core.StompFrame;
+import io.fedbridge.core.StompHeaders;
+import io.fedbridge.core.internal.HeartBeatHandler;
+import io.fedbridge.core.internal.HeartBeats;
+import io.fedbridge.core.internal.MalformedFrame;
+import io.fedbridge.core.internal.PipelineNames;
+import io.fedbridge.core.selector.InvalidSelectorException;
+import io.fedbridge.core.selector.Selector;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker side of one STOMP connection. Runs on the connection's event loop; delivery writes from other
+ * threads go through {@link #write(StompFrame)}.
+ *
+ * <p>Any protocol violation is answered with one ERROR frame naming the problem, after which this
+ * connection, and only this one, is closed.
+ */
+public final class ServerSession extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ServerSession.class);
+    private static final List<String> VERSIONS = List.of("1.2", "1.1", "1.0");
+    static final String SERVER = "fedbridge/0.1";
+
+    private enum State { AWAITING_CONNECT, CONNECTED, CLOSED }
+
+    private final BrokerCore core;
+    private final String sessionId;
+    private final Map<String, ServerConsumer> consumers = new LinkedHashMap<>();
+    private final Map<Integer, ServerConsumer> consumersByNumber = new HashMap<>();
+    private final Map<String, List<Supplier<CompletableFuture<Void>>>> transactions = new HashMap<>();
+    private final AtomicBoolean flushScheduled = new AtomicBoolean();
+    private volatile Channel channel;
+    private volatile State state = State.AWAITING_CONNECT;
+    private String version = "1.2";
+    private int consumerNumbers;
+    private boolean paused;
+
+    public ServerSession(BrokerCore core) {
+        this.core = core;
+        this.sessionId = core.newSessionId();
+    }
+
+    // ---------------------------------------------------------------- writing
+
+    boolean isWritable() {
+        Channel ch = channel;
+        return ch != null && ch.isWritable();
+    }
+
+    /** Thread-safe: writes a frame and makes sure a flush follows soon, batching flushes under load. */
+    void write(StompFrame frame) {
+        Channel ch = channel;
+        if (ch == null) {
+            return;
+        }
+        ch.write(frame, ch.voidPromise());
+        if (flushScheduled.compareAndSet(false, true)) {
+            ch.eventLoop().execute(() -> {
+                flushScheduled.set(false);
+                ch.flush();
+            });
+        }
+    }
+
+    void close() {
+        Channel ch = channel;
+        if (ch != null) {
+            ch.close();
+        }
+    }
+
+    private void receipt(StompFrame frame) {
+        String r = frame.header(StompHeaders.RECEIPT);
+        if (r != null) {
+            write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r));
+        }
+    }
+
+    private void receiptWhenDone(StompFrame frame, CompletableFuture<Void> done) {
+        String r = frame.header(StompHeaders.RECEIPT);
+        if (done.isDone() && !done.isCompletedExceptionally()) {
+            if (r != null) {
+                write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r));
+            }
+            return;
+        }
+        done.whenComplete((v, e) -> {
+            if (e != null) {
+                Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+                Channel ch = channel;
+                if (ch != null) {
+                    ch.eventLoop().execute(() -> error(frame.command() + " to " + frame.header(StompHeaders.DESTINATION)
+                            + " could not be stored", String.valueOf(cause.getMessage()), r));
+                }
+            } else if (r != null) {
+                write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r));
+            }
+        });
+    }
+
+    /** Sends an ERROR frame (flushed) and closes this connection. */
+    private void error(String message, String detail, String receiptId) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.CLOSED;
+        StompHeaders h = new StompHeaders();
+        h.add(StompHeaders.MESSAGE, message);
+        h.add(StompHeaders.CONTENT_TYPE, "text/plain");
+        if (receiptId != null) {
+            h.add(StompHeaders.RECEIPT_ID, receiptId);
+        }
+        if (message.startsWith("unsupported protocol version")) {
+            h.add(StompHeaders.VERSION, "1.0,1.1,1.2");
+        }
+        byte[] body = (detail == null ? message : detail).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        LOG.info("broker {}: closing connection {} from {}: {}", core.config.name(), sessionId,
+                channel == null ? "?" : channel.remoteAddress(), message);
+        channel.writeAndFlush(new StompFrame(StompCommand.ERROR, h, body)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        channel = ctx.channel();
+        core.register(this);
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (msg instanceof MalformedFrame bad) {
+            error(bad.reason(), null, bad.receipt());
+            return;
+        }
+        StompFrame f = (StompFrame) msg;
+        try {
+            if (state == State.AWAITING_CONNECT) {
+                if (f.command() == StompCommand.CONNECT || f.command() == StompCommand.STOMP) {
+                    onConnect(ctx, f);
+                } else {
+                    error("expected CONNECT or STOMP as the first frame, but got " + f.command(), null, f.header(StompHeaders.RECEIPT));
+                }
+                return;
+            }
+            switch (f.command()) {
+                case SEND -> onSend(f);
+                case SUBSCRIBE -> onSubscribe(f);
+                case UNSUBSCRIBE -> onUnsubscribe(f);
+                case ACK -> onAck(f, true);
+                case NACK -> onAck(f, false);
+                case BEGIN -> onBegin(f);
+                case COMMIT -> onCommit(f);
+                case ABORT -> onAbort(f);
+                case DISCONNECT -> onDisconnect(f);
+                case CONNECT, STOMP -> error("already connected: a second " + f.command() + " frame is not allowed", null, f.header(StompHeaders.RECEIPT));
+                default -> error("a client must not send " + f.command() + " frames", null, f.header(StompHeaders.RECEIPT));
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("broker {}: internal error handling {} on {}", core.config.name(), f.command(), sessionId, e);
+            error("internal error handling " + f.command() + ": " + e, null, f.header(StompHeaders.RECEIPT));
+        }
+    }
+
+    private void onConnect(ChannelHandlerContext ctx, StompFrame f) {
+        String accept = f.header(StompHeaders.ACCEPT_VERSION);
+        String chosen = null;
+        if (accept == null) {
+            chosen = "1.0";
+        } else {
+            List<String> offered = List.of(accept.replace(" ", "").split(","));
+            for (String v : VERSIONS) {
+                if (offered.contains(v)) {
+                    chosen = v;
+                    break;
+                }
+            }
+        }
+        if (chosen == null) {
+            error("unsupported protocol version(s) '" + accept + "': this broker speaks STOMP 1.0, 1.1 and 1.2", null, null);
+            return;
+        }
+        version = chosen;
+        long[] client;
+        try {
+            client = HeartBeats.parse(f.header(StompHeaders.HEART_BEAT));
+        } catch (IllegalArgumentException e) {
+            error(e.getMessage(), null, null);
+            return;
+        }
+        long offer = core.config.heartBeat().toMillis();
+        HeartBeats beats = HeartBeats.negotiate(offer, offer, client[0], client[1]);
+        StompHeaders h = new StompHeaders();
+        h.add(StompHeaders.VERSION, version);
+        h.add(StompHeaders.SERVER, SERVER);
+        h.add(StompHeaders.SESSION, sessionId);
+        h.add(StompHeaders.HEART_BEAT, offer + "," + offer);
+        h.add(FederationHeaders.BROKER_ID, core.brokerId);
+        h.add(FederationHeaders.BROKER_NAME, core.config.name());
+        state = State.CONNECTED;
+        ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));
+        if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
+            ctx.pipeline().addBefore(PipelineNames.HANDLER, PipelineNames.HEART_BEAT, new HeartBeatHandler(beats));
+        }
+    }
+
+    private void onSend(StompFrame f) {
+        String dest = f.header(StompHeaders.DESTINATION);
+        String invalid = Destinations.validate(dest);
+        if (invalid != null) {
+            error("SEND rejected: " + invalid, null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
+        String tx = f.header(StompHeaders.TRANSACTION);
+        if (tx != null) {
+            List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
+            if (actions == null) {
+                error("SEND in unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
+                return;
+            }
+            actions.add(() -> core.route(dest, messageHeaders(f), f.body()));
+            receipt(f);
+            return;
+        }
+        CompletableFuture<Void> done = core.route(dest, messageHeaders(f), f.body());
+        receiptWhenDone(f, done);
+        if (!paused && core.memory.pauseIfFull(this::resumeReading)) {
+            paused = true;
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    private void resumeReading() {
+        Channel ch = channel;
+        if (ch != null) {
+            ch.eventLoop().execute(() -> {
+                paused = false;
+                ch.config().setAutoRead(true);
+            });
+        }
+    }
+
+    private static StompHeaders messageHeaders(StompFrame f) {
+        StompHeaders h = f.headers().copy();
+        h.remove(StompHeaders.RECEIPT);
+        h.remove(StompHeaders.TRANSACTION);
+        h.remove(StompHeaders.CONTENT_LENGTH);
+        h.remove(StompHeaders.MESSAGE_ID);
+        h.remove(StompHeaders.SUBSCRIPTION);
+        h.remove(StompHeaders.ACK);
+        h.remove(StompHeaders.REDELIVERED);
+        h.remove(StompHeaders.REDELIVERY_COUNT);
+        return h;
+    }
+
+    private void onSubscribe(StompFrame f) {
+        String receipt = f.header(StompHeaders.RECEIPT);
+        String dest = f.header(StompHeaders.DESTINATION);
+        String invalid = Destinations.validate(dest);
+        if (invalid != null) {
+            error("SUBSCRIBE rejected: " + invalid, null, receipt);
+            return;
+        }
+        String id = f.header(StompHeaders.ID);
+        if (id == null) {
+            if (!version.equals("1.0")) {
+                error("SUBSCRIBE to " + dest + " has no id header (required by STOMP " + version + ")", null, receipt);
+                return;
+            }
+            id = dest;
+        }
+        if (consumers.containsKey(id)) {
+            error("SUBSCRIBE with id '" + id + "' which is already in use on this connection", null, receipt);
+            return;
+        }
+        AckMode ack;
+        try {
+            ack = AckMode.fromWire(f.header(StompHeaders.ACK));
+        } catch (IllegalArgumentException e) {
+            error("SUBSCRIBE to " + dest + " rejected: " + e.getMessage(), null, receipt);
+            return;
+        }
+        Selector selector = null;
+        String sel = f.header(StompHeaders.SELECTOR);
+        if (sel != null && !sel.isBlank()) {
+            try {
+                selector = Selector.parse(sel);
+            } catch (InvalidSelectorException e) {
+                error("SUBSCRIBE to " + dest + " rejected: " + e.getMessage(), null, receipt);
+                return;
+            }
+        }
+        int prefetch = intHeader(f, core.config.defaultPrefetch(), StompHeaders.PREFETCH, "activemq.prefetchSize");
+        int priority = intHeader(f, 0, StompHeaders.CONSUMER_PRIORITY, "activemq.priority");
+        if (prefetch < 1 || priority == Integer.MIN_VALUE) {
+            error("SUBSCRIBE to " + dest + " rejected: prefetch-size must be a positive integer and consumer-priority an integer", null, receipt);
+            return;
+        }
+        int number = ++consumerNumbers;
+        ServerConsumer c;
+        if (Destinations.isTopic(dest)) {
+            QueueDestination subQueue = new QueueDestination(core, dest + "#" + sessionId + "/" + id, null);
+            c = new ServerConsumer(this, number, id, dest, ack, selector, prefetch, priority, subQueue);
+            c.topicRegistration = core.topics.subscribe(dest, subQueue);
+        } else {
+            if (Destinations.isWildcard(dest)) {
+                error("SUBSCRIBE rejected: wildcards are supported on topics only, but got '" + dest + "'", null, receipt);
+                return;
+            }
+            c = new ServerConsumer(this, number, id, dest, ack, selector, prefetch, priority, core.queue(dest));
+        }
+        consumers.put(id, c);
+        consumersByNumber.put(number, c);
+        // Receipt first, so a client waiting for it sees the subscription confirmed before any message.
+        receipt(f);
+        c.queue.addConsumer(c);
+    }
+
+    private static int intHeader(StompFrame f, int dflt, String... names) {
+        for (String n : names) {
+            String v = f.header(n);
+            if (v != null) {
+                try {
+                    return Integer.parseInt(v.trim());
+                } catch (NumberFormatException e) {
+                    return Integer.MIN_VALUE;
+                }
+            }
+        }
+        return dflt;
+    }
+
+    private void onUnsubscribe(StompFrame f) {
+        String id = f.header(StompHeaders.ID);
+        if (id == null && version.equals("1.0")) {
+            id = f.header(StompHeaders.DESTINATION);
+        }
+        ServerConsumer c = id == null ? null : consumers.remove(id);
+        if (c == null) {
+            error("UNSUBSCRIBE of unknown subscription id '" + id + "'", null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
+        detach(c);
+        receipt(f);
+    }
+
+    private void detach(ServerConsumer c) {
+        consumersByNumber.remove(c.number);
+        if (c.topicRegistration != null) {
+            core.topics.unsubscribe(c.topicRegistration);
+            c.queue.removeConsumer(c);
+            c.queue.delete();
+        } else {
+            c.queue.removeConsumer(c);
+        }
+    }
+
+    private void onAck(StompFrame f, boolean ack) {
+        String receipt = f.header(StompHeaders.RECEIPT);
+        String cmd = ack ? "ACK" : "NACK";
+        String id = f.header(StompHeaders.ID);
+        ServerConsumer c = null;
+        long tag = -1;
+        if (id != null) {
+            int colon = id.indexOf(':');
+            if (colon > 0) {
+                try {
+                    c = consumersByNumber.get(Integer.parseInt(id.substring(0, colon)));
+                    tag = Long.parseLong(id.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    c = null;
+                }
+            }
+        }
+        if (c == null) {
+            // STOMP 1.0/1.1 style: message-id (+ subscription).
+            String messageId = f.header(StompHeaders.MESSAGE_ID);
+            if (messageId == null && id != null && !id.contains(":")) {
+                messageId = id;
+            }
+            if (messageId != null) {
+                String sub = f.header(StompHeaders.SUBSCRIPTION);
+                for (ServerConsumer candidate : consumers.values()) {
+                    if (sub != null && !sub.equals(candidate.subscriptionId)) {
+                        continue;
+                    }
+                    synchronized (candidate.queue) {
+                        long t = candidate.tagOfMessageId(messageId);
+                        if (t >= 0) {
+                            c = candidate;
+                            tag = t;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if (c == null || id == null && f.header(StompHeaders.MESSAGE_ID) == null) {
+            error(cmd + " of unknown id '" + (id != null ? id : f.header(StompHeaders.MESSAGE_ID))
+                    + "': no such unacknowledged message on this connection", null, receipt);
+            return;
+        }
+        String tx = f.header(StompHeaders.TRANSACTION);
+        ServerConsumer consumer = c;
+        long t = tag;
+        boolean cumulative = c.ackMode == AckMode.CLIENT;
+        if (tx != null) {
+            List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
+            if (actions == null) {
+                error(cmd + " in unknown transaction '" + tx + "'", null, receipt);
+                return;
+            }
+            actions.add(() -> {
+                CompletableFuture<Void> r = applyAck(consumer, t, cumulative, ack);
+                return r == null ? BrokerCore.DONE : r;
+            });
+            receipt(f);
+            return;
+        }
+        CompletableFuture<Void> done = applyAck(consumer, t, cumulative, ack);
+        if (done == null) {
+            error(cmd + " of unknown id '" + id + "': the message is not awaiting acknowledgement (already acknowledged?)", null, receipt);
+            return;
+        }
+        receiptWhenDone(f, done);
+    }
+
+    /** Null if the delivery is not inflight. */
+    private CompletableFuture<Void> applyAck(ServerConsumer c, long tag, boolean cumulative, boolean ack) {
+        if (ack) {
+            return c.queue.ack(c, tag, cumulative);
+        }
+        return c.queue.nack(c, tag, cumulative) ? BrokerCore.DONE : null;
+    }
+
+    private void onBegin(StompFrame f) {
+        String tx = f.header(StompHeaders.TRANSACTION);
+        if (tx == null) {
+            error("BEGIN without a transaction header", null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
+        if (transactions.containsKey(tx)) {
+            error("BEGIN of transaction '" + tx + "' which is already open", null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
+        transactions.put(tx, new ArrayList<>());
+        receipt(f);
+    }
+
+    private void onCommit(StompFrame f) {
+        String tx = f.header(StompHeaders.TRANSACTION);
+        List<Supplier<CompletableFuture<Void>>> actions = tx == null ? null : transactions.remove(tx);
+        if (actions == null) {
+            error("COMMIT of unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
+        // Actions are sends (route returns a future) and acks, applied in the order they were sent.
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (Supplier<CompletableFuture<Void>> action : actions) {
+            done.add(action.get());
+        }
+        receiptWhenDone(f, CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)));
+    }
+
+    private void onAbort(StompFrame f) {
+        String tx = f.header(StompHeaders.TRANSACTION);
+        if (tx == null || transactions.remove(tx) == null) {
+            error("ABORT of unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
+        receipt(f);
+    }
+
+    private void onDisconnect(StompFrame f) {
+        state = State.CLOSED;
+        String r = f.header(StompHeaders.RECEIPT);
+        if (r != null) {
+            channel.writeAndFlush(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r))
+                    .addListener(ChannelFutureListener.CLOSE);
+        } else {
+            channel.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- life-cycle
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable()) {
+            for (ServerConsumer c : consumers.values()) {
+                c.queue.dispatch();
+            }
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof HeartBeatHandler.DeadPeer dp) {
+            LOG.info("broker {}: no heart-beat from {} ({}) for {} ms; closing", core.config.name(), sessionId,
+                    ctx.channel().remoteAddress(), dp.silentMillis());
+            state = State.CLOSED;
+            ctx.close();
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("broker {}: I/O error on {}: {}", core.config.name(), sessionId, cause.toString());
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        state = State.CLOSED;
+        transactions.clear();
+        for (ServerConsumer c : consumers.values()) {
+            detach(c);
+        }
+        consumers.clear();
+        core.unregister(this);
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public String toString() {
+        return sessionId;
+    }
+}

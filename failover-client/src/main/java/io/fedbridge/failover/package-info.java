@@ -1,0 +1,4 @@
+/**
+ * The {@code failover:(...)} client. Lands with the failover client issue.
+ */
+package io.fedbridge.failover;

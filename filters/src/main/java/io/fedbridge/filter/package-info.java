@@ -1,0 +1,4 @@
+/**
+ * Conditional bridge filters. Lands with the conditional filters issue.
+ */
+package io.fedbridge.filter;

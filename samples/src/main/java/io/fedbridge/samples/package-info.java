@@ -1,0 +1,4 @@
+/**
+ * The fedbridge command line and runnable samples.
+ */
+package io.fedbridge.samples;
