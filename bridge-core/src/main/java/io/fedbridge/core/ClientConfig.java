@@ -84,7 +84,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         Builder b = new Builder(uri);
         b.login = login;
         b.passcode = passcode;
-        b.host = host;
+        b.host = host.equals(uri.host()) ? null : host;
         b.heartBeatSend = heartBeatSend;
         b.heartBeatReceive = heartBeatReceive;
         b.connectTimeout = connectTimeout;
@@ -132,7 +132,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         }
 
         public Builder uri(String uri) {
-            this.uri = CompositeUri.parse(uri);
+            this.uri = CompositeUri.parse(uri).withoutOptions();
             return this;
         }
 

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * A message to send: destination ({@code /queue/NAME}, {@code /topic/NAME}, …), headers and body.
@@ -19,6 +18,13 @@ public record Message(String destination, Map<String, String> headers, byte[] bo
     public Message {
         if (destination == null || destination.isBlank()) {
             throw new IllegalArgumentException("destination must not be blank, but was '" + destination + "'");
+        }
+        if (headers != null) {
+            headers.forEach((k, v) -> {
+                if (k == null || v == null) {
+                    throw new IllegalArgumentException("header names and values must not be null, but header '" + k + "' was " + v);
+                }
+            });
         }
         headers = headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
         body = body == null ? new byte[0] : body;
@@ -60,12 +66,15 @@ public record Message(String destination, Map<String, String> headers, byte[] bo
         }
 
         public Builder header(String name, String value) {
-            headers.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+            if (name == null || value == null) {
+                throw new IllegalArgumentException("header names and values must not be null, but header '" + name + "' was " + value);
+            }
+            headers.put(name, value);
             return this;
         }
 
         public Builder headers(Map<String, String> all) {
-            headers.putAll(all);
+            all.forEach(this::header);
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.fedbridge.core;
 
+import io.fedbridge.core.internal.FrameWriter;
 import io.fedbridge.core.internal.HeartBeatHandler;
 import io.fedbridge.core.internal.HeartBeats;
 import io.fedbridge.core.internal.MalformedFrame;
@@ -22,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,11 +54,11 @@ public final class StompConnection implements AutoCloseable {
     private final Map<String, CompletableFuture<Void>> receipts = new ConcurrentHashMap<>();
     private final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
-    private final AtomicBoolean flushScheduled = new AtomicBoolean();
     private final CompletableFuture<StompConnection> connected = new CompletableFuture<>();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private final Object writability = new Object();
     private volatile Channel channel;
+    private volatile FrameWriter writer;
     private volatile StompHeaders connectedHeaders;
     private volatile ExecutorService dispatcher;
     private volatile boolean closing;
@@ -149,7 +149,7 @@ public final class StompConnection implements AutoCloseable {
 
     /**
      * Sends a raw frame (for bridges and tools). With {@code receipt}, a {@code receipt} header is added and
-     * the future completes on the RECEIPT; without, the future completes once the frame is written.
+     * the future completes on the RECEIPT; without, it is complete at once (nothing confirms such a frame).
      */
     public CompletableFuture<Void> sendFrame(StompFrame frame, boolean receipt) {
         Channel ch = checkOpen();
@@ -165,45 +165,25 @@ public final class StompConnection implements AutoCloseable {
             }
             write(ch, frame);
         } else {
-            awaitWritable(ch);
-            ch.write(frame).addListener(w -> {
-                if (w.isSuccess()) {
-                    f.complete(null);
-                } else {
-                    f.completeExceptionally(closedException("while writing"));
-                }
-            });
-            scheduleFlush(ch);
+            write(ch, frame);
+            f.complete(null);
         }
         return f;
     }
 
     private void write(Channel ch, StompFrame frame) {
         awaitWritable(ch);
-        ch.write(frame, ch.voidPromise());
-        scheduleFlush(ch);
-    }
-
-    private void scheduleFlush(Channel ch) {
-        if (ch.eventLoop().inEventLoop()) {
-            ch.flush();
-            return;
-        }
-        if (flushScheduled.compareAndSet(false, true)) {
-            ch.eventLoop().execute(() -> {
-                flushScheduled.set(false);
-                ch.flush();
-            });
-        }
+        writer.write(frame, StompFrameEncoder.estimate(frame));
     }
 
     private void awaitWritable(Channel ch) {
-        if (ch.isWritable() || ch.eventLoop().inEventLoop()) {
+        FrameWriter w = writer;
+        if (w.isWritable() || ch.eventLoop().inEventLoop()) {
             return;
         }
         synchronized (writability) {
             boolean interrupted = false;
-            while (!ch.isWritable() && ch.isActive()) {
+            while (!w.isWritable() && ch.isActive()) {
                 try {
                     writability.wait(100);
                 } catch (InterruptedException e) {
@@ -458,6 +438,7 @@ public final class StompConnection implements AutoCloseable {
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
+            writer = new FrameWriter(ctx.channel(), this::signalWritable);
             channel = ctx.channel();
             StompHeaders h = new StompHeaders();
             h.add(StompHeaders.ACCEPT_VERSION, "1.2");
@@ -506,7 +487,7 @@ public final class StompConnection implements AutoCloseable {
                 return;
             }
             if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
-                ctx.pipeline().addBefore(PipelineNames.HANDLER, PipelineNames.HEART_BEAT, new HeartBeatHandler(beats));
+                ctx.pipeline().addBefore(PipelineNames.DECODER, PipelineNames.HEART_BEAT, new HeartBeatHandler(beats));
             }
             connectedHeaders = f.headers();
             LOG.debug("{}: connected to {} ({})", name, config.uri(), f.headers());
@@ -573,11 +554,15 @@ public final class StompConnection implements AutoCloseable {
         @Override
         public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
             if (ctx.channel().isWritable()) {
-                synchronized (writability) {
-                    writability.notifyAll();
-                }
+                signalWritable();
             }
             super.channelWritabilityChanged(ctx);
+        }
+
+        private void signalWritable() {
+            synchronized (writability) {
+                writability.notifyAll();
+            }
         }
 
         @Override

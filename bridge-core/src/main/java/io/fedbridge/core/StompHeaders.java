@@ -207,6 +207,7 @@ public final class StompHeaders {
     }
 
     static boolean isSecret(String name) {
-        return name.equals(PASSCODE) || name.toLowerCase(java.util.Locale.ROOT).endsWith("password");
+        String n = name.toLowerCase(java.util.Locale.ROOT);
+        return n.endsWith("passcode") || n.endsWith("password");
     }
 }

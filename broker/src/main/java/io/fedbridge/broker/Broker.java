@@ -102,7 +102,8 @@ public final class Broker implements AutoCloseable {
             });
             f.awaitUninterruptibly();
             if (!f.isSuccess()) {
-                throw new BrokerException("broker " + config.name() + " could not listen on " + l + ": " + f.cause().getMessage(), f.cause());
+                throw new BrokerException("broker " + config.name() + " could not listen on " + l + ": "
+                        + (f.cause().getMessage() != null ? f.cause().getMessage() : f.cause().toString()), f.cause());
             }
             serverChannels.add(f.channel());
             if (!Transports.isLocal(uri)) {

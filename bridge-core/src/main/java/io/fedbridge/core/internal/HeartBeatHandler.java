@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Sends an EOL when nothing was written for the negotiated send interval and fires {@link DeadPeer} when
  * nothing was read for 1.5x the negotiated receive interval (the grace STOMP 1.2 suggests for timing
- * inaccuracy). Added to a pipeline once CONNECT/CONNECTED has negotiated the intervals.
+ * inaccuracy). Added to a pipeline once CONNECT/CONNECTED has negotiated the intervals, in front of the
+ * decoder: heart-beat EOLs decode to nothing, yet must count as reads.
  */
 public final class HeartBeatHandler extends IdleStateHandler {
 

@@ -106,8 +106,11 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
         while (true) {
             int eol = in.forEachByte(ByteProcessor.FIND_LF);
             if (eol < 0) {
-                if (in.readableBytes() > limits.maxHeaderLength()) {
-                    fail(out, command + " frame has a header line longer than the limit of " + limits.maxHeaderLength() + " bytes", null);
+                int waiting = in.readableBytes();
+                boolean overLimit = waiting > limits.maxHeaderLength() + 1
+                        || waiting == limits.maxHeaderLength() + 1 && in.getByte(in.writerIndex() - 1) != '\r';
+                if (overLimit) {
+                    failInHeaders(out, command + " frame has a header line longer than the limit of " + limits.maxHeaderLength() + " bytes");
                     return true;
                 }
                 if (frameBytes + in.readableBytes() > limits.maxFrameSize()) {
@@ -124,7 +127,7 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
                 return true;
             }
             if (len > limits.maxHeaderLength()) {
-                fail(out, command + " frame has a header line longer than the limit of " + limits.maxHeaderLength() + " bytes", null);
+                failInHeaders(out, command + " frame has a header line longer than the limit of " + limits.maxHeaderLength() + " bytes");
                 return true;
             }
             if (len == 0) {
@@ -133,11 +136,11 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
             }
             int colon = in.indexOf(start, start + len, (byte) ':');
             if (colon < 0) {
-                fail(out, command + " frame has a header line without ':': '" + truncate(in.toString(start, len, StandardCharsets.UTF_8)) + "'", null);
+                failInHeaders(out, command + " frame has a header line without ':': '" + truncate(in.toString(start, len, StandardCharsets.UTF_8)) + "'");
                 return true;
             }
             if (headers.size() >= limits.maxHeaders()) {
-                fail(out, command + " frame has more than the limit of " + limits.maxHeaders() + " headers", null);
+                failInHeaders(out, command + " frame has more than the limit of " + limits.maxHeaders() + " headers");
                 return true;
             }
             String name = in.toString(start, colon - start, StandardCharsets.UTF_8);
@@ -146,13 +149,13 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
                 name = unescape(name);
                 value = unescape(value);
                 if (name == null || value == null) {
-                    fail(out, command + " frame has an invalid escape sequence in header line '"
-                            + truncate(in.toString(start, len, StandardCharsets.UTF_8)) + "' (valid: \\\\ \\n \\r \\c)", null);
+                    failInHeaders(out, command + " frame has an invalid escape sequence in header line '"
+                            + truncate(in.toString(start, len, StandardCharsets.UTF_8)) + "' (valid: \\\\ \\n \\r \\c)");
                     return true;
                 }
             }
             if (name.isEmpty()) {
-                fail(out, command + " frame has a header with an empty name", null);
+                failInHeaders(out, command + " frame has a header with an empty name");
                 return true;
             }
             headers.add(name, value);
@@ -220,6 +223,10 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
         headers = null;
         state = State.COMMAND;
         return true;
+    }
+
+    private void failInHeaders(List<Object> out, String reason) {
+        fail(out, reason, headers == null ? null : headers.get(StompHeaders.RECEIPT));
     }
 
     private void failTooLarge(List<Object> out) {

@@ -5,7 +5,9 @@ import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompHeaders;
+import io.fedbridge.core.internal.FrameWriter;
 import io.fedbridge.core.internal.HeartBeatHandler;
+import io.fedbridge.core.internal.StompFrameEncoder;
 import io.fedbridge.core.internal.HeartBeats;
 import io.fedbridge.core.internal.MalformedFrame;
 import io.fedbridge.core.internal.PipelineNames;
@@ -21,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,8 +47,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private final Map<String, ServerConsumer> consumers = new LinkedHashMap<>();
     private final Map<Integer, ServerConsumer> consumersByNumber = new HashMap<>();
     private final Map<String, List<Supplier<CompletableFuture<Void>>>> transactions = new HashMap<>();
-    private final AtomicBoolean flushScheduled = new AtomicBoolean();
     private volatile Channel channel;
+    private volatile FrameWriter writer;
     private volatile State state = State.AWAITING_CONNECT;
     private String version = "1.2";
     private int consumerNumbers;
@@ -61,22 +62,15 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     // ---------------------------------------------------------------- writing
 
     boolean isWritable() {
-        Channel ch = channel;
-        return ch != null && ch.isWritable();
+        FrameWriter w = writer;
+        return w != null && w.isWritable();
     }
 
-    /** Thread-safe: writes a frame and makes sure a flush follows soon, batching flushes under load. */
+    /** Thread-safe: writes a frame in order and makes sure a flush follows, batching flushes under load. */
     void write(StompFrame frame) {
-        Channel ch = channel;
-        if (ch == null) {
-            return;
-        }
-        ch.write(frame, ch.voidPromise());
-        if (flushScheduled.compareAndSet(false, true)) {
-            ch.eventLoop().execute(() -> {
-                flushScheduled.set(false);
-                ch.flush();
-            });
+        FrameWriter w = writer;
+        if (w != null) {
+            w.write(frame, StompFrameEncoder.estimate(frame));
         }
     }
 
@@ -141,6 +135,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        writer = new FrameWriter(ctx.channel(), this::resumeConsumers);
         channel = ctx.channel();
         core.register(this);
         super.channelActive(ctx);
@@ -222,7 +217,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         state = State.CONNECTED;
         ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));
         if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
-            ctx.pipeline().addBefore(PipelineNames.HANDLER, PipelineNames.HEART_BEAT, new HeartBeatHandler(beats));
+            ctx.pipeline().addBefore(PipelineNames.DECODER, PipelineNames.HEART_BEAT, new HeartBeatHandler(beats));
         }
     }
 
@@ -509,11 +504,16 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (ctx.channel().isWritable()) {
-            for (ServerConsumer c : consumers.values()) {
-                c.queue.dispatch();
-            }
+            resumeConsumers();
         }
         super.channelWritabilityChanged(ctx);
+    }
+
+    /** The connection can take more: let every subscription's queue dispatch again. */
+    private void resumeConsumers() {
+        for (ServerConsumer c : consumers.values()) {
+            c.queue.dispatch();
+        }
     }
 
     @Override
