@@ -1,0 +1,207 @@
+package io.fedbridge.broker.store;
+
+import io.fedbridge.broker.MessageStore;
+import io.fedbridge.broker.StoredMessage;
+import io.fedbridge.broker.store.internal.ChannelOpener;
+import io.fedbridge.broker.store.internal.Journal;
+import io.fedbridge.broker.store.internal.JournalIndex;
+import io.fedbridge.broker.store.internal.JournalRecord;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+
+/**
+ * The durable {@link MessageStore}: an append-only journal of our own, written with group commit.
+ *
+ * <pre>{@code
+ * try (JournalMessageStore store = JournalMessageStore.open(StoreConfig.ofDefaults(Path.of("data")))) {
+ *     store.recover((key, message) -> destinations.restore(key, message));
+ *     store.add("/queue/orders", message).thenRun(() -> sendReceipt());
+ * }
+ * }</pre>
+ *
+ * <p><b>How it works.</b> Every change (add, remove, redelivery count, durable subscription saved or removed) is a
+ * record appended to the head segment file ({@code journal-NNNNNNNNNN.log}, {@link StoreConfig#segmentSize()} bytes,
+ * preallocated). One writer thread drains all queued changes, writes them with one write and one
+ * {@code FileChannel.force}, then completes their futures: many concurrent {@code add}s share one disk sync, so
+ * throughput grows with the number in flight. Segments whose records are all obsolete are deleted; a segment with
+ * only a few live messages left is compacted (those are rewritten at the head). At start-up the segments are
+ * replayed in order; a write torn by a crash at the end of the last segment is dropped, any other damage is a
+ * {@link StoreException} naming the file and offset. The format is described in
+ * {@link io.fedbridge.broker.store.internal.JournalFormat}.
+ *
+ * <p><b>Durability.</b> With {@link Durability#SYNC} an {@code add}/{@code remove} future completes once the record
+ * is forced to disk; with {@link Durability#ASYNC} once it is in the OS page cache, and it is forced within
+ * {@link StoreConfig#asyncFlushInterval()}. A write that fails (disk full) fails the futures of its batch with a
+ * {@link StoreException}; the store then refuses every further write until it is reopened.
+ *
+ * <p><b>Threads.</b> Thread-safe. Futures complete on the store's writer thread: keep callbacks short and never
+ * block in them. {@link #saveDurableSubscription} and {@link #removeDurableSubscription} wait until the change is
+ * durable, except when called from such a callback (they then return at once; the change is still written in order).
+ *
+ * <p>One directory is used by one store at a time ({@code fedbridge.lock} is locked while open); it must hold
+ * nothing but the store's files and, optionally, {@link DedupeWindow} files named {@code dedupe*.db}.
+ */
+public final class JournalMessageStore implements MessageStore {
+
+    private final StoreConfig config;
+    private final Journal journal;
+    private final AtomicLong lastSequence;
+    private final Object subscriptionLock = new Object();
+    private final Map<String, DurableSubscriptionInfo> subscriptions = new LinkedHashMap<>();
+
+    private JournalMessageStore(StoreConfig config, Journal journal) {
+        this.config = config;
+        this.journal = journal;
+        this.lastSequence = new AtomicLong(journal.recoveredLastSequence());
+        journal.recoveredSubscriptions().forEach(s -> subscriptions.put(s.key(), s));
+    }
+
+    /**
+     * Opens the store in {@code config.directory()}, creating the directory if needed, and reads the whole journal
+     * (the live messages are kept until {@link #recover} takes them).
+     *
+     * @throws StoreException when the directory cannot be created or written, is in use by another store, holds a
+     *                        file that is not the store's, or holds a damaged segment; the message names the path
+     */
+    public static JournalMessageStore open(StoreConfig config) {
+        return open(config, ChannelOpener.DEFAULT);
+    }
+
+    static JournalMessageStore open(StoreConfig config, ChannelOpener opener) {
+        return new JournalMessageStore(config, Journal.open(config, opener));
+    }
+
+    public StoreConfig config() {
+        return config;
+    }
+
+    /** The store's directory, absolute. */
+    public Path directory() {
+        return journal.directory();
+    }
+
+    /** The segment files in use, oldest first (diagnostics). */
+    public List<Path> segmentFiles() {
+        try {
+            return journal.segmentFiles();
+        } catch (java.io.IOException e) {
+            throw new StoreException("cannot list store directory " + directory() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> add(String key, StoredMessage message) {
+        requireNonNull(key, "key");
+        requireNonNull(message, "message");
+        lastSequence.accumulateAndGet(message.sequence(), Math::max);
+        return journal.submit(new JournalRecord.Add(key, message));
+    }
+
+    @Override
+    public CompletableFuture<Void> remove(String key, long sequence) {
+        requireNonNull(key, "key");
+        return journal.submit(new JournalRecord.Remove(key, sequence));
+    }
+
+    /** Written with the next batch and forced within {@link StoreConfig#asyncFlushInterval()}; nobody waits for it. */
+    @Override
+    public void updateRedeliveryCount(String key, long sequence, int redeliveryCount) {
+        requireNonNull(key, "key");
+        journal.submitBestEffort(new JournalRecord.Redelivery(key, sequence, redeliveryCount));
+    }
+
+    /**
+     * Hands every stored message to {@code sink}, in ascending sequence order (so per key in sequence order), with
+     * its latest redelivery count; messages removed, and those of removed durable subscriptions, are not included.
+     *
+     * @throws IllegalStateException when called a second time
+     */
+    @Override
+    public void recover(BiConsumer<String, StoredMessage> sink) {
+        for (JournalIndex.Recovered r : journal.takeRecovered()) {
+            sink.accept(r.key(), r.message());
+        }
+    }
+
+    @Override
+    public long lastSequence() {
+        return lastSequence.get();
+    }
+
+    /** Returns once the definition is durable (see the class comment for callbacks). */
+    @Override
+    public void saveDurableSubscription(DurableSubscriptionInfo info) {
+        requireNonNull(info, "info");
+        requireNonNull(info.key(), "info.key");
+        CompletableFuture<Void> f;
+        synchronized (subscriptionLock) {
+            if (info.equals(subscriptions.get(info.key()))) {
+                return;
+            }
+            subscriptions.put(info.key(), info);
+            f = journal.submit(new JournalRecord.SubscriptionSave(info));
+        }
+        await(f);
+    }
+
+    /** Returns once the removal, and that of every message stored under {@code key}, is durable. */
+    @Override
+    public void removeDurableSubscription(String key) {
+        requireNonNull(key, "key");
+        CompletableFuture<Void> f;
+        synchronized (subscriptionLock) {
+            subscriptions.remove(key);
+            f = journal.submit(new JournalRecord.SubscriptionRemove(key));
+        }
+        await(f);
+    }
+
+    @Override
+    public List<DurableSubscriptionInfo> durableSubscriptions() {
+        synchronized (subscriptionLock) {
+            return List.copyOf(subscriptions.values());
+        }
+    }
+
+    @Override
+    public boolean isPersistent() {
+        return true;
+    }
+
+    /** Writes and forces what is queued, stops the writer thread and unlocks the directory. Idempotent. */
+    @Override
+    public void close() {
+        journal.close();
+    }
+
+    @Override
+    public String toString() {
+        return "JournalMessageStore[" + directory() + ", " + config.durability() + "]";
+    }
+
+    private void await(CompletableFuture<Void> f) {
+        if (journal.isWriterThread()) {
+            return;
+        }
+        try {
+            f.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof StoreException se) {
+                throw new StoreException(se.getMessage(), se);
+            }
+            throw e;
+        }
+    }
+
+    private static void requireNonNull(Object value, String name) {
+        if (value == null) {
+            throw new NullPointerException(name + " must not be null, but was null");
+        }
+    }
+}
