@@ -3,6 +3,9 @@ package io.fedbridge.broker;
 import io.fedbridge.broker.internal.BrokerCore;
 import io.fedbridge.broker.internal.ServerSession;
 import io.fedbridge.broker.store.InMemoryMessageStore;
+import io.fedbridge.broker.store.JournalMessageStore;
+import io.fedbridge.broker.store.StoreConfig;
+import io.fedbridge.broker.store.StoreException;
 import io.fedbridge.core.internal.PipelineNames;
 import io.fedbridge.core.internal.StompFrameDecoder;
 import io.fedbridge.core.internal.StompFrameEncoder;
@@ -15,6 +18,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -49,10 +57,10 @@ public final class Broker implements AutoCloseable {
     private final List<String> connectUris = new ArrayList<>();
     private volatile boolean running;
 
-    private Broker(BrokerConfig config, MessageStore store) {
+    private Broker(BrokerConfig config, MessageStore store, String id) {
         this.config = config;
         this.store = store;
-        this.core = new BrokerCore(config, UUID.randomUUID().toString(), store, Clock.systemUTC());
+        this.core = new BrokerCore(config, id, store, Clock.systemUTC());
         this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"),
                 NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
@@ -65,10 +73,11 @@ public final class Broker implements AutoCloseable {
      * @throws BrokerException if a listener cannot be bound or the store cannot be opened; nothing is left running
      */
     public static Broker start(BrokerConfig config) {
+        String id = brokerId(config);
         MessageStore store = openStore(config);
         Broker b;
         try {
-            b = new Broker(config, store);
+            b = new Broker(config, store, id);
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -82,8 +91,48 @@ public final class Broker implements AutoCloseable {
         return b;
     }
 
+    /**
+     * The broker's stable id: kept in {@code DATA/broker.id} so that it survives restarts (peers recognise
+     * the broker, and federation ids stay unique); random for a broker without a data directory.
+     */
+    private static String brokerId(BrokerConfig config) {
+        Path dir = config.dataDirectory();
+        if (dir == null) {
+            return UUID.randomUUID().toString();
+        }
+        Path file = dir.resolve("broker.id");
+        try {
+            Files.createDirectories(dir);
+            if (Files.exists(file)) {
+                String id = Files.readString(file, StandardCharsets.UTF_8).trim();
+                try {
+                    UUID.fromString(id);
+                } catch (IllegalArgumentException e) {
+                    throw new BrokerException("broker " + config.name() + ": " + file + " does not hold a broker id (a UUID), but '"
+                            + (id.length() > 40 ? id.substring(0, 40) + "..." : id) + "'; is this a fedbridge data directory?");
+                }
+                return id;
+            }
+            String id = UUID.randomUUID().toString();
+            Path tmp = dir.resolve("broker.id.tmp");
+            Files.writeString(tmp, id + "\n", StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+            return id;
+        } catch (IOException e) {
+            throw new BrokerException("broker " + config.name() + " cannot use data directory " + dir + ": " + e, e);
+        }
+    }
+
     private static MessageStore openStore(BrokerConfig config) {
-        return new InMemoryMessageStore();
+        Path dir = config.dataDirectory();
+        if (dir == null) {
+            return new InMemoryMessageStore();
+        }
+        try {
+            return JournalMessageStore.open(StoreConfig.ofDefaults(dir.resolve("journal")).toBuilder().durability(config.durability()).build());
+        } catch (StoreException e) {
+            throw new BrokerException("broker " + config.name() + " cannot open its store: " + e.getMessage(), e);
+        }
     }
 
     private void bindAll() {

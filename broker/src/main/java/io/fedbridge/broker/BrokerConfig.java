@@ -1,5 +1,6 @@
 package io.fedbridge.broker;
 
+import io.fedbridge.broker.store.Durability;
 import io.fedbridge.core.FrameLimits;
 import io.fedbridge.core.internal.Transports;
 import io.fedbridge.core.uri.CompositeUri;
@@ -23,9 +24,14 @@ import java.util.regex.Pattern;
  * @param heartBeat        the broker's heart-beat offer to clients (both directions); ZERO = none. Default 10 s
  * @param memoryLimit      bytes of message data the broker holds before producers are flow-controlled
  * @param defaultPrefetch  unacknowledged messages per subscription when the client asks for none (default 1000)
+ * @param durability       {@code SYNC} (default): a persistent send is receipted once on disk; {@code ASYNC}: once
+ *                         written, forced to disk at least every 100 ms
+ * @param policies         destination policies, matched by pattern (see {@link DestinationPolicy})
+ * @param networkConnectors discovery URIs of the bridges this broker runs, e.g. {@code static:(tcp://b:61613)}
  */
 public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
-                           Duration heartBeat, long memoryLimit, int defaultPrefetch) {
+                           Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
+                           List<DestinationPolicy> policies, List<String> networkConnectors) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -60,6 +66,15 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         if (defaultPrefetch < 0) {
             throw new IllegalArgumentException("defaultPrefetch must be > 0, but was " + defaultPrefetch);
         }
+        durability = durability == null ? Durability.SYNC : durability;
+        policies = List.copyOf(policies == null ? List.of() : policies);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (DestinationPolicy p : policies) {
+            if (!seen.add(p.pattern())) {
+                throw new IllegalArgumentException("policies must have distinct patterns, but '" + p.pattern() + "' appears twice");
+            }
+        }
+        networkConnectors = List.copyOf(networkConnectors == null ? List.of() : networkConnectors);
     }
 
     public static Builder builder(String name) {
@@ -78,6 +93,9 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         b.heartBeat = heartBeat;
         b.memoryLimit = memoryLimit;
         b.defaultPrefetch = defaultPrefetch;
+        b.durability = durability;
+        b.policies.addAll(policies);
+        b.networkConnectors.addAll(networkConnectors);
         return b;
     }
 
@@ -89,6 +107,9 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         private Duration heartBeat;
         private long memoryLimit;
         private int defaultPrefetch;
+        private Durability durability;
+        private final List<DestinationPolicy> policies = new ArrayList<>();
+        private final List<String> networkConnectors = new ArrayList<>();
 
         private Builder(String name) {
             this.name = name;
@@ -130,8 +151,26 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        public Builder durability(Durability durability) {
+            this.durability = durability;
+            return this;
+        }
+
+        /** Adds a destination policy. */
+        public Builder policy(DestinationPolicy policy) {
+            policies.add(policy);
+            return this;
+        }
+
+        /** Adds a network connector (a discovery URI); may be called several times. */
+        public Builder networkConnector(String uri) {
+            networkConnectors.add(uri);
+            return this;
+        }
+
         public BrokerConfig build() {
-            return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch);
+            return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
+                    durability, policies, networkConnectors);
         }
     }
 }

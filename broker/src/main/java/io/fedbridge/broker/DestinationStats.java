@@ -10,7 +10,8 @@ package io.fedbridge.broker;
  * @param enqueued  messages accepted since start (recovered ones included)
  * @param dequeued  messages acknowledged (or auto-acknowledged) since start
  * @param expired   messages dropped because their {@code expires} time passed
+ * @param deadLettered messages moved to (or, without useDMQ, dropped instead of) the dead-letter queue
  */
 public record DestinationStats(String name, int pending, int inflight, int consumers, long enqueued, long dequeued,
-                               long expired) {
+                               long expired, long deadLettered) {
 }

@@ -1,12 +1,15 @@
 package io.fedbridge.broker.internal;
 
 import io.fedbridge.broker.BrokerConfig;
+import io.fedbridge.broker.DestinationPolicy;
 import io.fedbridge.broker.DestinationStats;
 import io.fedbridge.broker.MessageStore;
+import io.fedbridge.broker.MessageStore.DurableSubscriptionInfo;
 import io.fedbridge.broker.StoredMessage;
 import io.fedbridge.core.StompHeaders;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,11 +19,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The broker's routing core: destinations, sequence numbers, the store and memory accounting. */
+/** The broker's routing core: destinations, policies, sequence numbers, the store and memory accounting. */
 public final class BrokerCore {
 
     private static final Logger LOG = LoggerFactory.getLogger(BrokerCore.class);
     static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    static final String DURABLE_PREFIX = "durable:";
+
+    /** Headers a dead-lettered message carries, saying why and from where. */
+    public static final String DLQ_REASON = "dlq-reason";
+    public static final String DLQ_ORIGINAL_DESTINATION = "dlq-original-destination";
+    public static final String DLQ_BROKER = "dlq-broker";
+    public static final String DLQ_TIME = "dlq-time";
 
     final BrokerConfig config;
     final String brokerId;
@@ -28,11 +38,19 @@ public final class BrokerCore {
     final MemoryUsage memory;
     final Clock clock;
     final TopicRegistry topics;
+    private final List<DestinationPolicy> wildcardPolicies;
+    private final Map<String, DestinationPolicy> exactPolicies = new ConcurrentHashMap<>();
     private final Map<String, QueueDestination> queues = new ConcurrentHashMap<>();
+    private final Map<String, DurableSubscription> durables = new ConcurrentHashMap<>();
+    private final Map<String, Set<ServerSession>> producers = new ConcurrentHashMap<>();
     private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
     private final AtomicLong sequence;
     private final AtomicLong sessionIds = new AtomicLong();
     private final String idPrefix;
+
+    /** A durable topic subscription: its definition, its queue and its topic registration. */
+    record DurableSubscription(DurableSubscriptionInfo info, QueueDestination queue, TopicRegistry.Registration registration) {
+    }
 
     public BrokerCore(BrokerConfig config, String brokerId, MessageStore store, Clock clock) {
         this.config = config;
@@ -40,33 +58,101 @@ public final class BrokerCore {
         this.store = store;
         this.clock = clock;
         this.memory = new MemoryUsage(config.memoryLimit());
-        this.topics = new TopicRegistry(this);
+        this.topics = new TopicRegistry();
+        List<DestinationPolicy> wild = new ArrayList<>();
+        for (DestinationPolicy p : config.policies()) {
+            if (Destinations.isWildcard(p.pattern())) {
+                wild.add(p);
+            } else {
+                exactPolicies.put(p.pattern(), p);
+            }
+        }
+        wild.sort(Comparator.comparingInt((DestinationPolicy p) -> p.pattern().length()).reversed());
+        this.wildcardPolicies = List.copyOf(wild);
         this.idPrefix = "ID:" + config.name() + "-" + Long.toString(clock.millis(), 36) + "-";
         recover();
         this.sequence = new AtomicLong(Math.max(store.lastSequence(), 0));
     }
 
     private void recover() {
+        for (DurableSubscriptionInfo info : store.durableSubscriptions()) {
+            createDurable(info);
+        }
         long[] count = {0};
         store.recover((key, stored) -> {
-            QueueDestination q = queue(key);
+            QueueDestination q;
+            if (key.startsWith(DURABLE_PREFIX)) {
+                DurableSubscription d = durables.get(key);
+                if (d == null) {
+                    LOG.warn("broker {}: stored message {} belongs to unknown durable subscription {}; dropped",
+                            config.name(), stored.messageId(), key);
+                    store.remove(key, stored.sequence());
+                    return;
+                }
+                q = d.queue();
+            } else {
+                q = queue(key);
+            }
             BrokerMessage m = BrokerMessage.fromStored(stored);
             memory.reserve(m.size);
             q.enqueue(new QueueEntry(m, key, stored.redeliveryCount()));
             count[0]++;
         });
-        if (count[0] > 0) {
-            LOG.info("broker {}: recovered {} persistent messages", config.name(), count[0]);
+        if (count[0] > 0 || !durables.isEmpty()) {
+            LOG.info("broker {}: recovered {} persistent messages and {} durable subscriptions", config.name(), count[0], durables.size());
         }
+    }
+
+    // ---------------------------------------------------------------- policies
+
+    /** The policy for a destination: exact pattern, else the longest matching wildcard, else the defaults. */
+    DestinationPolicy policyFor(String destination) {
+        DestinationPolicy p = exactPolicies.get(destination);
+        if (p != null) {
+            return p;
+        }
+        for (DestinationPolicy w : wildcardPolicies) {
+            if (w.pattern().equals(">") || Destinations.matches(w.pattern(), destination)) {
+                return w;
+            }
+        }
+        return DestinationPolicy.defaults();
     }
 
     QueueDestination queue(String name) {
         QueueDestination q = queues.get(name);
         if (q == null) {
-            q = queues.computeIfAbsent(name, n -> new QueueDestination(this, n, n));
+            q = queues.computeIfAbsent(name, n -> new QueueDestination(this, n, n, policyFor(n)));
         }
         return q;
     }
+
+    /** Registers {@code s} as a producer of {@code destination}; false if maxNumProducers is reached. */
+    boolean registerProducer(String destination, ServerSession s) {
+        int max = policyFor(destination).maxNumProducers();
+        Set<ServerSession> set = producers.computeIfAbsent(destination, d -> ConcurrentHashMap.newKeySet());
+        synchronized (set) {
+            if (set.contains(s)) {
+                return true;
+            }
+            if (max != -1 && set.size() >= max) {
+                return false;
+            }
+            set.add(s);
+            return true;
+        }
+    }
+
+    void unregisterProducer(String destination, ServerSession s) {
+        Set<ServerSession> set = producers.get(destination);
+        if (set != null) {
+            synchronized (set) {
+                set.remove(s);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- sessions
 
     String newSessionId() {
         return config.name() + "-session-" + sessionIds.incrementAndGet();
@@ -80,20 +166,53 @@ public final class BrokerCore {
         sessions.remove(s);
     }
 
+    // ---------------------------------------------------------------- routing
+
+    /** Thrown into a send's future when a destination policy rejects the message. */
+    static final class PolicyRejection extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PolicyRejection(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     /**
-     * Accepts a message for a destination: stores it if persistent (queues), then routes it. The future
-     * completes when the message is safely accepted (durable, for persistent messages).
+     * Accepts a message for a destination: checks policies, stores it if persistent (queues and durable
+     * subscriptions), then routes it. The future completes when the message is safely accepted (durable,
+     * for persistent messages) and fails with the reason if it is rejected or cannot be stored.
      */
     CompletableFuture<Void> route(String destination, StompHeaders headers, byte[] body) {
         long seq = sequence.incrementAndGet();
         BrokerMessage m = new BrokerMessage(seq, idPrefix + seq, destination, headers, body);
         if (Destinations.isTopic(destination)) {
-            topics.publish(m);
-            return DONE;
+            List<TopicRegistry.Registration> targets = topics.matching(destination, headers);
+            for (TopicRegistry.Registration r : targets) {
+                String rejected = r.queue().admit(m);
+                if (rejected != null) {
+                    return CompletableFuture.failedFuture(new PolicyRejection(rejected));
+                }
+            }
+            if (targets.size() == 1) {
+                return accept(targets.get(0).queue(), m);
+            }
+            List<CompletableFuture<Void>> all = new ArrayList<>(targets.size());
+            for (TopicRegistry.Registration r : targets) {
+                all.add(accept(r.queue(), m));
+            }
+            return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
         }
         QueueDestination q = queue(destination);
+        String rejected = q.admit(m);
+        if (rejected != null) {
+            return CompletableFuture.failedFuture(new PolicyRejection(rejected));
+        }
+        return accept(q, m);
+    }
+
+    private CompletableFuture<Void> accept(QueueDestination q, BrokerMessage m) {
         memory.reserve(m.size);
-        if (!m.persistent || !store.isPersistent()) {
+        if (q.storeKey == null || !m.persistent || !store.isPersistent()) {
             q.enqueue(new QueueEntry(m, q.storeKey, 0));
             return DONE;
         }
@@ -107,11 +226,118 @@ public final class BrokerCore {
         });
     }
 
-    /** Snapshot of every queue's counters (topic subscriptions excluded). */
+    /** Pauses a producer while any destination it sends to under FLOW_CONTROL is full. */
+    boolean pauseIfFull(String destination, Runnable resume) {
+        if (Destinations.isTopic(destination)) {
+            for (TopicRegistry.Registration r : topics.matching(destination, null)) {
+                if (r.queue().pauseIfFull(resume)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return queue(destination).pauseIfFull(resume);
+    }
+
+    /** A message left the broker for good: release its memory and remove it from the store. */
+    CompletableFuture<Void> release(QueueEntry e) {
+        memory.release(e.message.size);
+        if (e.storeKey != null && e.message.persistent && store.isPersistent()) {
+            return store.remove(e.storeKey, e.message.sequence);
+        }
+        return null;
+    }
+
+    /**
+     * Moves a message that expired, was redelivered too often or was removed by policy to {@code /queue/DLQ}
+     * (with headers saying why and from where), or drops it if the destination's policy has useDMQ off.
+     * The original is released once the dead-letter copy is safely stored.
+     */
+    void deadLetter(QueueDestination from, QueueEntry e, String reason) {
+        from.countDeadLettered();
+        if (!from.policy.useDMQ() || from.name.equals(DestinationPolicy.DLQ)) {
+            LOG.debug("broker {}: dropping {} from {} ({})", config.name(), e.message.messageId, from.name, reason);
+            release(e);
+            return;
+        }
+        StompHeaders h = e.message.headers.copy();
+        h.remove(StompHeaders.EXPIRES);
+        h.set(DLQ_REASON, reason);
+        h.set(DLQ_ORIGINAL_DESTINATION, e.message.destination);
+        h.set(DLQ_BROKER, config.name());
+        h.set(DLQ_TIME, Long.toString(clock.millis()));
+        h.set(StompHeaders.REDELIVERY_COUNT, Integer.toString(e.redeliveryCount));
+        long seq = sequence.incrementAndGet();
+        BrokerMessage copy = new BrokerMessage(seq, e.message.messageId, DestinationPolicy.DLQ, h, e.message.body);
+        accept(queue(DestinationPolicy.DLQ), copy).whenComplete((v, err) -> {
+            if (err != null) {
+                LOG.warn("broker {}: could not store dead-letter copy of {}: {}; the original stays stored",
+                        config.name(), e.message.messageId, err.toString());
+                memory.release(e.message.size);
+            } else {
+                release(e);
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- durable subscriptions
+
+    static String durableKey(String clientId, String name) {
+        return DURABLE_PREFIX + clientId + ":" + name;
+    }
+
+    /**
+     * Returns the durable subscription {@code key}, creating it (and persisting its definition) if needed.
+     * A definition with another destination or selector replaces the old one and its backlog, as JMS requires.
+     */
+    DurableSubscription durable(String clientId, String name, String destination, String selector) {
+        String key = durableKey(clientId, name);
+        synchronized (durables) {
+            DurableSubscription d = durables.get(key);
+            if (d != null) {
+                DurableSubscriptionInfo i = d.info();
+                if (i.destination().equals(destination) && java.util.Objects.equals(i.selector(), selector)) {
+                    return d;
+                }
+                removeDurable(key);
+            }
+            DurableSubscriptionInfo info = new DurableSubscriptionInfo(key, clientId, name, destination, selector);
+            store.saveDurableSubscription(info);
+            return createDurable(info);
+        }
+    }
+
+    private DurableSubscription createDurable(DurableSubscriptionInfo info) {
+        QueueDestination q = new QueueDestination(this, info.key(), info.key(), policyFor(info.destination()));
+        TopicRegistry.Registration r = topics.subscribe(info.destination(), q,
+                info.selector() == null ? null : io.fedbridge.core.selector.Selector.parse(info.selector()));
+        DurableSubscription d = new DurableSubscription(info, q, r);
+        durables.put(info.key(), d);
+        return d;
+    }
+
+    /** Removes a durable subscription and its backlog; false if there was none. */
+    boolean removeDurable(String key) {
+        DurableSubscription d = durables.remove(key);
+        if (d == null) {
+            return false;
+        }
+        topics.unsubscribe(d.registration());
+        d.queue().delete();
+        store.removeDurableSubscription(key);
+        return true;
+    }
+
+    // ---------------------------------------------------------------- management
+
+    /** Snapshot of every queue's counters (durable subscriptions included, as {@code durable:CLIENT:NAME}). */
     public List<DestinationStats> queueSnapshots() {
         List<DestinationStats> l = new ArrayList<>();
         for (QueueDestination q : queues.values()) {
             l.add(q.snapshot());
+        }
+        for (DurableSubscription d : durables.values()) {
+            l.add(d.queue().snapshot());
         }
         return l;
     }

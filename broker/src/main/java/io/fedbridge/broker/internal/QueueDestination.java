@@ -1,6 +1,8 @@
 package io.fedbridge.broker.internal;
 
+import io.fedbridge.broker.DestinationPolicy;
 import io.fedbridge.broker.DestinationStats;
+import io.fedbridge.broker.LimitBehavior;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,10 +12,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A queue of messages with competing consumers. Also backs each topic subscription (a one-consumer queue),
- * so prefetch, acks, redelivery and selectors work the same everywhere.
+ * so prefetch, acks, redelivery, selectors and policies work the same everywhere.
  *
- * <p>All state is guarded by the queue's monitor. Dispatch never blocks: it writes to consumer channels,
- * which buffer up to their high-water mark; a consumer whose channel is not writable, or whose prefetch
+ * <p>All state is guarded by the queue's monitor. Dispatch never blocks: it writes to consumer connections,
+ * which buffer up to a high-water mark; a consumer whose connection is not writable, or whose prefetch
  * window is full, is skipped until it acks or drains.
  */
 final class QueueDestination {
@@ -23,35 +25,107 @@ final class QueueDestination {
     final String name;
     /** Key under which persistent messages are stored, or null if nothing here is ever stored. */
     final String storeKey;
+    final DestinationPolicy policy;
     private final BrokerCore core;
     @SuppressWarnings("unchecked")
     private final ArrayDeque<QueueEntry>[] pending = new ArrayDeque[PRIORITIES];
     private final List<ServerConsumer> consumers = new ArrayList<>();
+    private final List<Runnable> pausedProducers = new ArrayList<>();
     private int pendingCount;
     private int roundRobin;
     private long enqueued;
     private long dequeued;
     private long expired;
+    private long deadLettered;
     private int inflight;
+    /** Messages held (pending + inflight) and their bytes, for maxNumMsgs / maxTotalMsgBytes. */
+    private long held;
+    private long heldBytes;
     private boolean deleted;
 
-    QueueDestination(BrokerCore core, String name, String storeKey) {
+    QueueDestination(BrokerCore core, String name, String storeKey, DestinationPolicy policy) {
         this.core = core;
         this.name = name;
         this.storeKey = storeKey;
+        this.policy = policy;
         for (int i = 0; i < PRIORITIES; i++) {
             pending[i] = new ArrayDeque<>();
         }
     }
 
+    // ---------------------------------------------------------------- admission (policies)
+
+    private boolean isFull(long extraBytes) {
+        return policy.maxNumMsgs() != -1 && held >= policy.maxNumMsgs()
+                || policy.maxTotalMsgBytes() != -1 && heldBytes + extraBytes > policy.maxTotalMsgBytes();
+    }
+
+    /**
+     * Decides whether a new message may enter. Returns null if it may (evicting the oldest pending message
+     * first under REMOVE_OLDEST), or the reason it is rejected.
+     */
+    synchronized String admit(BrokerMessage m) {
+        if (policy.maxBytesPerMsg() != -1 && m.body.length > policy.maxBytesPerMsg()) {
+            return "message of " + m.body.length + " bytes exceeds maxBytesPerMsg=" + policy.maxBytesPerMsg() + " of " + name;
+        }
+        if (!isFull(m.size)) {
+            return null;
+        }
+        switch (policy.limitBehavior()) {
+            case REJECT_NEWEST -> {
+                return name + " is full (maxNumMsgs=" + policy.maxNumMsgs() + ", maxTotalMsgBytes="
+                        + policy.maxTotalMsgBytes() + ", limitBehavior=REJECT_NEWEST)";
+            }
+            case REMOVE_OLDEST -> {
+                while (isFull(m.size) && pendingCount > 0) {
+                    QueueEntry oldest = removeOldestPending();
+                    core.deadLetter(this, oldest, "removed-by-policy");
+                    forget(oldest);
+                }
+                return null;
+            }
+            default -> {
+                return null; // FLOW_CONTROL: accepted; the producer is paused by pauseIfFull
+            }
+        }
+    }
+
+    /** Under FLOW_CONTROL, if the queue is full registers {@code resume} and returns true. */
+    synchronized boolean pauseIfFull(Runnable resume) {
+        if (policy.limitBehavior() != LimitBehavior.FLOW_CONTROL || !isFull(0)) {
+            return false;
+        }
+        pausedProducers.add(resume);
+        return true;
+    }
+
+    private QueueEntry removeOldestPending() {
+        QueueEntry oldest = null;
+        int from = -1;
+        for (int p = 0; p < PRIORITIES; p++) {
+            QueueEntry head = pending[p].peekFirst();
+            if (head != null && (oldest == null || head.message.sequence < oldest.message.sequence)) {
+                oldest = head;
+                from = p;
+            }
+        }
+        pending[from].pollFirst();
+        pendingCount--;
+        return oldest;
+    }
+
+    // ---------------------------------------------------------------- flow
+
     synchronized void enqueue(QueueEntry e) {
         if (deleted) {
-            discard(e);
+            core.release(e);
             return;
         }
         pending[e.message.priority].addLast(e);
         pendingCount++;
         enqueued++;
+        held++;
+        heldBytes += e.message.size;
         dispatch();
     }
 
@@ -75,10 +149,14 @@ final class QueueDestination {
         return !consumers.isEmpty();
     }
 
+    synchronized boolean hasActiveConsumer() {
+        return !consumers.isEmpty();
+    }
+
     /**
      * Acknowledges {@code tag} (and, cumulatively, every earlier delivery of that consumer).
      *
-     * @return a future that completes when the removals are durable
+     * @return a future that completes when the removals are durable, or null if {@code tag} is not inflight
      */
     synchronized CompletableFuture<Void> ack(ServerConsumer c, long tag, boolean cumulative) {
         List<QueueEntry> acked = c.takeInflight(tag, cumulative);
@@ -86,17 +164,17 @@ final class QueueDestination {
             return null;
         }
         inflight -= acked.size();
-        CompletableFuture<?>[] removals = new CompletableFuture<?>[acked.size()];
-        int n = 0;
+        List<CompletableFuture<Void>> removals = new ArrayList<>(acked.size());
         for (QueueEntry e : acked) {
             dequeued++;
-            core.memory.release(e.message.size);
-            if (e.storeKey != null && e.message.persistent) {
-                removals[n++] = core.store.remove(e.storeKey, e.message.sequence);
+            CompletableFuture<Void> r = core.release(e);
+            if (r != null) {
+                removals.add(r);
             }
+            forget(e);
         }
         dispatch();
-        return n == 0 ? BrokerCore.DONE : CompletableFuture.allOf(java.util.Arrays.copyOf(removals, n));
+        return removals.isEmpty() ? BrokerCore.DONE : CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new));
     }
 
     /** Rejects deliveries; they return to the head of the queue with their redelivery count raised. */
@@ -115,15 +193,31 @@ final class QueueDestination {
         for (int i = entries.size() - 1; i >= 0; i--) {
             QueueEntry e = entries.get(i);
             e.redeliveryCount++;
+            if (deleted) {
+                core.release(e);
+                continue;
+            }
+            if (policy.maxRedeliveries() != -1 && e.redeliveryCount > policy.maxRedeliveries()) {
+                core.deadLetter(this, e, "max-redeliveries");
+                forget(e);
+                continue;
+            }
             if (e.storeKey != null && e.message.persistent) {
                 core.store.updateRedeliveryCount(e.storeKey, e.message.sequence, e.redeliveryCount);
             }
-            if (deleted) {
-                discard(e);
-                continue;
-            }
             pending[e.message.priority].addFirst(e);
             pendingCount++;
+        }
+    }
+
+    /** A message left this queue for good: update the policy counters and wake paused producers. */
+    private void forget(QueueEntry e) {
+        held--;
+        heldBytes -= e.message.size;
+        if (!pausedProducers.isEmpty() && !isFull(0)) {
+            List<Runnable> resume = new ArrayList<>(pausedProducers);
+            pausedProducers.clear();
+            resume.forEach(Runnable::run);
         }
     }
 
@@ -141,7 +235,8 @@ final class QueueDestination {
                     it.remove();
                     pendingCount--;
                     expired++;
-                    discard(e);
+                    core.deadLetter(this, e, "expired");
+                    forget(e);
                     continue;
                 }
                 ServerConsumer c = pick(e);
@@ -156,10 +251,8 @@ final class QueueDestination {
                 c.deliver(e);
                 if (c.autoAck()) {
                     dequeued++;
-                    core.memory.release(e.message.size);
-                    if (e.storeKey != null && e.message.persistent) {
-                        core.store.remove(e.storeKey, e.message.sequence);
-                    }
+                    core.release(e);
+                    forget(e);
                 } else {
                     inflight++;
                 }
@@ -167,16 +260,9 @@ final class QueueDestination {
         }
     }
 
-    private void discard(QueueEntry e) {
-        core.memory.release(e.message.size);
-        if (e.storeKey != null && e.message.persistent) {
-            core.store.remove(e.storeKey, e.message.sequence);
-        }
-    }
-
-    /** Round-robin among the highest-priority consumers that have room and whose selector matches. */
+    /** Round-robin among the highest-priority active consumers that have room and whose selector matches. */
     private ServerConsumer pick(QueueEntry e) {
-        int n = consumers.size();
+        int n = activeCount();
         ServerConsumer best = null;
         int bestIndex = -1;
         for (int i = 0; i < n; i++) {
@@ -196,28 +282,38 @@ final class QueueDestination {
         return best;
     }
 
+    /** Consumers beyond maxNumActiveConsumers wait as standbys, in subscription order. */
+    private int activeCount() {
+        int max = policy.maxNumActiveConsumers();
+        return max == -1 ? consumers.size() : Math.min(max, consumers.size());
+    }
+
     private boolean anyCapacity() {
-        for (ServerConsumer c : consumers) {
-            if (c.hasCapacity()) {
+        for (int i = 0, n = activeCount(); i < n; i++) {
+            if (consumers.get(i).hasCapacity()) {
                 return true;
             }
         }
         return false;
     }
 
-    /** Drops everything (a non-durable topic subscription that ended). */
+    /** Drops everything (a subscription that ended, a durable subscription removed). */
     synchronized void delete() {
         deleted = true;
         for (ArrayDeque<QueueEntry> d : pending) {
             for (QueueEntry e : d) {
-                discard(e);
+                core.release(e);
             }
             d.clear();
         }
         pendingCount = 0;
     }
 
+    void countDeadLettered() {
+        deadLettered++;
+    }
+
     synchronized DestinationStats snapshot() {
-        return new DestinationStats(name, pendingCount, inflight, consumers.size(), enqueued, dequeued, expired);
+        return new DestinationStats(name, pendingCount, inflight, consumers.size(), enqueued, dequeued, expired, deadLettered);
     }
 }

@@ -25,6 +25,8 @@ final class ServerConsumer {
     final QueueDestination queue;
     /** For a topic subscription, the registration to remove on unsubscribe; null for queues. */
     TopicRegistry.Registration topicRegistration;
+    /** True for a durable subscription's consumer: detaching leaves the subscription in place. */
+    boolean durable;
     private final LinkedHashMap<Long, QueueEntry> inflight = new LinkedHashMap<>();
     private long nextTag;
 

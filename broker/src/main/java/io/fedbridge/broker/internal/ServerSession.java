@@ -51,6 +51,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private volatile FrameWriter writer;
     private volatile State state = State.AWAITING_CONNECT;
     private String version = "1.2";
+    private String clientId;
+    private final java.util.Set<String> producedTo = new java.util.HashSet<>();
     private int consumerNumbers;
     private boolean paused;
 
@@ -101,8 +103,10 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
                 Channel ch = channel;
                 if (ch != null) {
-                    ch.eventLoop().execute(() -> error(frame.command() + " to " + frame.header(StompHeaders.DESTINATION)
-                            + " could not be stored", String.valueOf(cause.getMessage()), r));
+                    String what = cause instanceof BrokerCore.PolicyRejection
+                            ? frame.command() + " rejected: " + cause.getMessage()
+                            : frame.command() + " to " + frame.header(StompHeaders.DESTINATION) + " could not be stored: " + cause.getMessage();
+                    ch.eventLoop().execute(() -> error(what, null, r));
                 }
             } else if (r != null) {
                 write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r));
@@ -198,6 +202,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         version = chosen;
+        clientId = f.header("client-id");
         long[] client;
         try {
             client = HeartBeats.parse(f.header(StompHeaders.HEART_BEAT));
@@ -239,9 +244,17 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             receipt(f);
             return;
         }
+        if (!producedTo.contains(dest)) {
+            if (!core.registerProducer(dest, this)) {
+                error("SEND rejected: " + dest + " already has maxNumProducers=" + core.policyFor(dest).maxNumProducers()
+                        + " producers", null, f.header(StompHeaders.RECEIPT));
+                return;
+            }
+            producedTo.add(dest);
+        }
         CompletableFuture<Void> done = core.route(dest, messageHeaders(f), f.body());
         receiptWhenDone(f, done);
-        if (!paused && core.memory.pauseIfFull(this::resumeReading)) {
+        if (!paused && (core.memory.pauseIfFull(this::resumeReading) || core.pauseIfFull(dest, this::resumeReading))) {
             paused = true;
             channel.config().setAutoRead(false);
         }
@@ -251,8 +264,10 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         Channel ch = channel;
         if (ch != null) {
             ch.eventLoop().execute(() -> {
-                paused = false;
-                ch.config().setAutoRead(true);
+                if (paused) {
+                    paused = false;
+                    ch.config().setAutoRead(true);
+                }
             });
         }
     }
@@ -313,12 +328,36 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             error("SUBSCRIBE to " + dest + " rejected: prefetch-size must be a positive integer and consumer-priority an integer", null, receipt);
             return;
         }
+        int flowLimit = core.policyFor(dest).consumerFlowLimit();
+        if (flowLimit != -1) {
+            prefetch = Math.min(prefetch, flowLimit);
+        }
         int number = ++consumerNumbers;
         ServerConsumer c;
-        if (Destinations.isTopic(dest)) {
-            QueueDestination subQueue = new QueueDestination(core, dest + "#" + sessionId + "/" + id, null);
-            c = new ServerConsumer(this, number, id, dest, ack, selector, prefetch, priority, subQueue);
-            c.topicRegistration = core.topics.subscribe(dest, subQueue);
+        String durableName = durableName(f);
+        if (durableName != null) {
+            if (!Destinations.isTopic(dest)) {
+                error("SUBSCRIBE rejected: durable subscriptions are for topics, but got '" + dest + "'", null, receipt);
+                return;
+            }
+            String cid = f.header("client-id") != null ? f.header("client-id") : clientId;
+            if (cid == null) {
+                error("SUBSCRIBE rejected: durable subscription '" + durableName + "' needs a client-id header on CONNECT or SUBSCRIBE", null, receipt);
+                return;
+            }
+            BrokerCore.DurableSubscription d = core.durable(cid, durableName, dest, sel == null || sel.isBlank() ? null : sel);
+            if (d.queue().hasActiveConsumer()) {
+                error("SUBSCRIBE rejected: durable subscription '" + durableName + "' of client-id '" + cid + "' is already active", null, receipt);
+                return;
+            }
+            // The subscription's own selector filters at routing time; the consumer takes everything queued.
+            c = new ServerConsumer(this, number, id, dest, ack, null, prefetch, priority, d.queue());
+            c.durable = true;
+        } else if (Destinations.isTopic(dest)) {
+            QueueDestination subQueue = new QueueDestination(core, dest + "#" + sessionId + "/" + id, null, core.policyFor(dest));
+            // The registration's selector filters at routing time; the consumer takes everything queued.
+            c = new ServerConsumer(this, number, id, dest, ack, null, prefetch, priority, subQueue);
+            c.topicRegistration = core.topics.subscribe(dest, subQueue, selector);
         } else {
             if (Destinations.isWildcard(dest)) {
                 error("SUBSCRIBE rejected: wildcards are supported on topics only, but got '" + dest + "'", null, receipt);
@@ -331,6 +370,14 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         // Receipt first, so a client waiting for it sees the subscription confirmed before any message.
         receipt(f);
         c.queue.addConsumer(c);
+    }
+
+    private static String durableName(StompFrame f) {
+        String n = f.header("durable-subscription-name");
+        if (n == null) {
+            n = f.header("activemq.subscriptionName");
+        }
+        return n == null || n.isBlank() ? null : n;
     }
 
     private static int intHeader(StompFrame f, int dflt, String... names) {
@@ -353,11 +400,22 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             id = f.header(StompHeaders.DESTINATION);
         }
         ServerConsumer c = id == null ? null : consumers.remove(id);
-        if (c == null) {
+        String durableName = durableName(f);
+        if (c == null && durableName == null) {
             error("UNSUBSCRIBE of unknown subscription id '" + id + "'", null, f.header(StompHeaders.RECEIPT));
             return;
         }
-        detach(c);
+        if (c != null) {
+            detach(c);
+        }
+        if (durableName != null) {
+            String cid = f.header("client-id") != null ? f.header("client-id") : clientId;
+            if (cid == null || !core.removeDurable(BrokerCore.durableKey(cid, durableName))) {
+                error("UNSUBSCRIBE of unknown durable subscription '" + durableName + "' of client-id '" + cid + "'", null,
+                        f.header(StompHeaders.RECEIPT));
+                return;
+            }
+        }
         receipt(f);
     }
 
@@ -542,6 +600,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             detach(c);
         }
         consumers.clear();
+        for (String d : producedTo) {
+            core.unregisterProducer(d, this);
+        }
         core.unregister(this);
         super.channelInactive(ctx);
     }

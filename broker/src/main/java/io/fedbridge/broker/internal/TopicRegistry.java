@@ -1,5 +1,8 @@
 package io.fedbridge.broker.internal;
 
+import io.fedbridge.core.StompHeaders;
+import io.fedbridge.core.selector.Selector;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -7,26 +10,25 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Topic subscriptions. A message published to a topic is enqueued on the queue of every subscription whose
- * pattern matches it (exact names by hash lookup, wildcard patterns by scan).
+ * Topic subscriptions by pattern. A message published to a topic goes to the queue of every subscription
+ * whose pattern matches it (exact names by hash lookup, wildcard patterns by scan).
  */
 final class TopicRegistry {
 
-    /** One subscription's pattern and the queue that holds its copies. */
-    record Registration(String pattern, QueueDestination queue) {
+    /** One subscription's pattern, its selector (or null) and the queue that holds its copies. */
+    record Registration(String pattern, QueueDestination queue, Selector selector) {
+        boolean accepts(StompHeaders headers) {
+            return selector == null || headers == null || selector.matches(headers::get);
+        }
     }
 
-    private final BrokerCore core;
     private final Map<String, List<Registration>> exact = new ConcurrentHashMap<>();
     private final List<Registration> wildcard = new CopyOnWriteArrayList<>();
     private final Set<String> knownTopics = ConcurrentHashMap.newKeySet();
 
-    TopicRegistry(BrokerCore core) {
-        this.core = core;
-    }
-
-    Registration subscribe(String pattern, QueueDestination queue) {
-        Registration r = new Registration(pattern, queue);
+    /** Subscribes; the selector filters at routing time, so non-matching messages never occupy the queue. */
+    Registration subscribe(String pattern, QueueDestination queue, Selector selector) {
+        Registration r = new Registration(pattern, queue, selector);
         if (Destinations.isWildcard(pattern)) {
             wildcard.add(r);
         } else {
@@ -47,29 +49,27 @@ final class TopicRegistry {
         }
     }
 
-    /** Routes to every matching subscription; returns how many copies were made. */
-    int publish(BrokerMessage m) {
-        knownTopics.add(m.destination);
-        int copies = 0;
-        List<Registration> l = exact.get(m.destination);
+    /**
+     * Every subscription a message published to {@code topic} with {@code headers} goes to; with null
+     * headers, every subscription of the topic whatever its selector.
+     */
+    List<Registration> matching(String topic, StompHeaders headers) {
+        knownTopics.add(topic);
+        List<Registration> l = exact.get(topic);
+        List<Registration> out = new ArrayList<>(l == null ? wildcard.size() : l.size() + wildcard.size());
         if (l != null) {
             for (Registration r : l) {
-                enqueue(r, m);
-                copies++;
+                if (r.accepts(headers)) {
+                    out.add(r);
+                }
             }
         }
         for (Registration r : wildcard) {
-            if (Destinations.matches(r.pattern(), m.destination)) {
-                enqueue(r, m);
-                copies++;
+            if (Destinations.matches(r.pattern(), topic) && r.accepts(headers)) {
+                out.add(r);
             }
         }
-        return copies;
-    }
-
-    private void enqueue(Registration r, BrokerMessage m) {
-        core.memory.reserve(m.size);
-        r.queue().enqueue(new QueueEntry(m, r.queue().storeKey, 0));
+        return out;
     }
 
     Set<String> topics() {

@@ -1,0 +1,156 @@
+package io.fedbridge.broker;
+
+/**
+ * Limits and behaviour of the destinations matching {@link #pattern()}, after OpenMQ's destination
+ * properties. Patterns use the destination wildcards ({@code /queue/orders.>}, {@code /topic/*.prices});
+ * an exact name beats a wildcard, and a longer wildcard beats a shorter one. {@code -1} means unlimited.
+ *
+ * <table>
+ * <caption>Scope of each limit</caption>
+ * <tr><th>key</th><th>default</th><th>scope</th></tr>
+ * <tr><td>maxNumMsgs</td><td>-1</td><td>per broker: pending + unacknowledged messages</td></tr>
+ * <tr><td>maxTotalMsgBytes</td><td>-1</td><td>per broker: bytes of those messages</td></tr>
+ * <tr><td>maxBytesPerMsg</td><td>-1</td><td>per broker: body size of one message</td></tr>
+ * <tr><td>maxNumProducers</td><td>-1</td><td>per broker: connections that send to the destination</td></tr>
+ * <tr><td>maxNumActiveConsumers</td><td>-1</td><td>federation: consumers beyond it wait as standbys</td></tr>
+ * <tr><td>consumerFlowLimit</td><td>1000</td><td>federation: cap on each subscription's prefetch</td></tr>
+ * <tr><td>limitBehavior</td><td>REJECT_NEWEST</td><td>per broker</td></tr>
+ * <tr><td>useDMQ</td><td>true</td><td>per broker: dead-letter to {@code /queue/DLQ}</td></tr>
+ * <tr><td>maxRedeliveries</td><td>6</td><td>per broker: deliveries after the first before dead-lettering</td></tr>
+ * <tr><td>localDeliveryPreferred</td><td>false</td><td>federation: forward only when no local consumer exists</td></tr>
+ * <tr><td>isLocalOnly</td><td>false</td><td>federation: never forwarded over bridges</td></tr>
+ * </table>
+ */
+public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMsgBytes, long maxBytesPerMsg,
+                                int maxNumProducers, int maxNumActiveConsumers, int consumerFlowLimit,
+                                LimitBehavior limitBehavior, boolean useDMQ, int maxRedeliveries,
+                                boolean localDeliveryPreferred, boolean isLocalOnly) {
+
+    /** The name of the dead-letter queue. */
+    public static final String DLQ = "/queue/DLQ";
+
+    public DestinationPolicy {
+        if (pattern == null || !(pattern.startsWith("/queue/") || pattern.startsWith("/topic/")
+                || pattern.startsWith("/temp-queue/") || pattern.startsWith("/temp-topic/") || pattern.equals(">"))) {
+            throw new IllegalArgumentException("pattern must be a destination or wildcard such as /queue/orders.> (or '>' for all), but was '" + pattern + "'");
+        }
+        atLeastMinusOne("maxNumMsgs", maxNumMsgs, 1);
+        atLeastMinusOne("maxTotalMsgBytes", maxTotalMsgBytes, 1);
+        atLeastMinusOne("maxBytesPerMsg", maxBytesPerMsg, 1);
+        atLeastMinusOne("maxNumProducers", maxNumProducers, 1);
+        atLeastMinusOne("maxNumActiveConsumers", maxNumActiveConsumers, 1);
+        atLeastMinusOne("consumerFlowLimit", consumerFlowLimit, 1);
+        atLeastMinusOne("maxRedeliveries", maxRedeliveries, 0);
+        if (limitBehavior == null) {
+            throw new IllegalArgumentException("limitBehavior must be one of FLOW_CONTROL, REJECT_NEWEST, REMOVE_OLDEST, but was null");
+        }
+    }
+
+    private static void atLeastMinusOne(String name, long v, long min) {
+        if (v != -1 && v < min) {
+            throw new IllegalArgumentException(name + " must be -1 (unlimited) or >= " + min + ", but was " + v);
+        }
+    }
+
+    /** The policy of destinations no configured pattern matches. */
+    public static DestinationPolicy defaults() {
+        return builder(">").build();
+    }
+
+    public static Builder builder(String pattern) {
+        return new Builder(pattern);
+    }
+
+    public Builder toBuilder() {
+        return new Builder(pattern).maxNumMsgs(maxNumMsgs).maxTotalMsgBytes(maxTotalMsgBytes)
+                .maxBytesPerMsg(maxBytesPerMsg).maxNumProducers(maxNumProducers)
+                .maxNumActiveConsumers(maxNumActiveConsumers).consumerFlowLimit(consumerFlowLimit)
+                .limitBehavior(limitBehavior).useDMQ(useDMQ).maxRedeliveries(maxRedeliveries)
+                .localDeliveryPreferred(localDeliveryPreferred).isLocalOnly(isLocalOnly);
+    }
+
+    public static final class Builder {
+        private String pattern;
+        private long maxNumMsgs = -1;
+        private long maxTotalMsgBytes = -1;
+        private long maxBytesPerMsg = -1;
+        private int maxNumProducers = -1;
+        private int maxNumActiveConsumers = -1;
+        private int consumerFlowLimit = 1000;
+        private LimitBehavior limitBehavior = LimitBehavior.REJECT_NEWEST;
+        private boolean useDMQ = true;
+        private int maxRedeliveries = 6;
+        private boolean localDeliveryPreferred;
+        private boolean isLocalOnly;
+
+        private Builder(String pattern) {
+            this.pattern = pattern;
+        }
+
+        public Builder pattern(String v) {
+            pattern = v;
+            return this;
+        }
+
+        public Builder maxNumMsgs(long v) {
+            maxNumMsgs = v;
+            return this;
+        }
+
+        public Builder maxTotalMsgBytes(long v) {
+            maxTotalMsgBytes = v;
+            return this;
+        }
+
+        public Builder maxBytesPerMsg(long v) {
+            maxBytesPerMsg = v;
+            return this;
+        }
+
+        public Builder maxNumProducers(int v) {
+            maxNumProducers = v;
+            return this;
+        }
+
+        public Builder maxNumActiveConsumers(int v) {
+            maxNumActiveConsumers = v;
+            return this;
+        }
+
+        public Builder consumerFlowLimit(int v) {
+            consumerFlowLimit = v;
+            return this;
+        }
+
+        public Builder limitBehavior(LimitBehavior v) {
+            limitBehavior = v;
+            return this;
+        }
+
+        public Builder useDMQ(boolean v) {
+            useDMQ = v;
+            return this;
+        }
+
+        public Builder maxRedeliveries(int v) {
+            maxRedeliveries = v;
+            return this;
+        }
+
+        public Builder localDeliveryPreferred(boolean v) {
+            localDeliveryPreferred = v;
+            return this;
+        }
+
+        public Builder isLocalOnly(boolean v) {
+            isLocalOnly = v;
+            return this;
+        }
+
+        public DestinationPolicy build() {
+            return new DestinationPolicy(pattern, maxNumMsgs, maxTotalMsgBytes, maxBytesPerMsg, maxNumProducers,
+                    maxNumActiveConsumers, consumerFlowLimit, limitBehavior, useDMQ, maxRedeliveries,
+                    localDeliveryPreferred, isLocalOnly);
+        }
+    }
+}
