@@ -55,6 +55,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private final java.util.Set<String> producedTo = new java.util.HashSet<>();
     private int consumerNumbers;
     private boolean paused;
+    private final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
 
     public ServerSession(BrokerCore core) {
         this.core = core;
@@ -150,6 +151,22 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         if (state == State.CLOSED) {
             return;
         }
+        if ((paused || !deferred.isEmpty()) && !bypassesFlowControl(msg)) {
+            // Frames already read when the producer was paused wait here, in order, so that a full
+            // destination really holds the producer back; at most one socket read's worth.
+            deferred.add(msg);
+            return;
+        }
+        handle(ctx, msg);
+    }
+
+    /** Acks must pass a paused producer that also consumes, or its own acks could never free space. */
+    private static boolean bypassesFlowControl(Object msg) {
+        return msg instanceof StompFrame f && (f.command() == StompCommand.ACK || f.command() == StompCommand.NACK)
+                && f.header(StompHeaders.TRANSACTION) == null;
+    }
+
+    private void handle(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof MalformedFrame bad) {
             error(bad.reason(), null, bad.receipt());
             return;
@@ -264,8 +281,15 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         Channel ch = channel;
         if (ch != null) {
             ch.eventLoop().execute(() -> {
-                if (paused) {
-                    paused = false;
+                if (!paused) {
+                    return;
+                }
+                paused = false;
+                ChannelHandlerContext ctx = ch.pipeline().context(this);
+                while (!paused && !deferred.isEmpty() && state != State.CLOSED && ctx != null) {
+                    handle(ctx, deferred.poll());
+                }
+                if (!paused) {
                     ch.config().setAutoRead(true);
                 }
             });
