@@ -1,0 +1,641 @@
+package io.fedbridge.broker;
+
+import io.fedbridge.broker.store.Durability;
+import io.fedbridge.core.FrameLimits;
+import io.fedbridge.core.uri.CompositeUri;
+import io.fedbridge.core.uri.UriOptions;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.MalformedInputException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Reads a broker node's configuration from the INI-style file that {@code fedbridge broker --config FILE}
+ * reads, into a {@link BrokerConfig.Builder} (so command-line flags can still override what the file says):
+ *
+ * <pre>{@code
+ * BrokerConfig config = BrokerConfigFile.load(Path.of("broker.conf")).build();
+ * Broker broker = Broker.start(config);
+ * }</pre>
+ *
+ * <pre>
+ * # comments start with '#' or ';', on their own line or after whitespace
+ * name = A
+ * listen = tcp://127.0.0.1:61613, tcp://127.0.0.1:61623   # a list; repeated lines add up
+ * data = data/A                                           # relative to this file's directory
+ * memoryLimit = 256MiB
+ * heartBeat = 10s
+ * network = static:(tcp://127.0.0.1:61614)?networkTTL=2   # repeatable, kept verbatim
+ *
+ * [policy /queue/orders.&gt;]
+ * maxNumMsgs = 100000
+ * limitBehavior = FLOW_CONTROL
+ * </pre>
+ *
+ * Keys before the first section are {@linkplain #brokerKeys() broker keys}; each {@code [policy PATTERN]}
+ * section is one {@link DestinationPolicy} with {@linkplain #policyKeys() policy keys}. Every key maps to
+ * exactly one method of {@link BrokerConfig.Builder}, {@link DestinationPolicy.Builder} or one component of
+ * {@link FrameLimits}, and takes the same value as that method; a key that is absent leaves its default.
+ * Keys are case-sensitive. Only {@code listen} and {@code network} may appear more than once.
+ *
+ * <p>Values: sizes are a whole number of bytes or a number with unit {@code B}, {@code KB}, {@code KiB},
+ * {@code MB}, {@code MiB}, {@code GB}, {@code GiB} (KB = 1000, KiB = 1024; units case-insensitive), e.g.
+ * {@code 256MiB}, {@code 1.5GB}; durations are read as {@link UriOptions} reads them (plain numbers are
+ * milliseconds; {@code 250ms}, {@code 5s}, {@code 2m}, {@code 1m30s}; ISO-8601 {@code PT5S}); booleans are
+ * {@code true} or {@code false}; enums are their constant names, case-insensitive. The full reference is
+ * {@code docs/configuration.md}.
+ *
+ * <p>Every problem is a {@link ConfigFileException} whose message names the file, the line, the key and the
+ * value, e.g. {@code broker.conf:7: unknown key 'memoryLimt'; valid keys are: ...; did you mean
+ * 'memoryLimit'?}. The values are checked line by line by the records themselves, so a file that loads builds;
+ * only a missing {@code name} is left for the caller to supply ({@link BrokerConfig.Builder#name}).
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class BrokerConfigFile {
+
+    private static final String POLICY_SECTION = "policy";
+    /** Stands in for a name the file does not give while its values are checked. */
+    private static final String PLACEHOLDER_NAME = "config-check";
+
+    private static final Pattern PLAIN_INTEGER = Pattern.compile("[+-]?\\d+");
+    private static final Pattern SIZE_WITH_UNIT = Pattern.compile("(\\d+(?:\\.\\d+)?|\\.\\d+)\\s*([A-Za-z]+)");
+    private static final Map<String, Long> SIZE_UNITS = sizeUnits();
+    private static final String SIZE_RULE = "a whole number of bytes, or a number with unit B, KB, KiB, MB, MiB, GB "
+            + "or GiB (KB = 1000 bytes, KiB = 1024 bytes), e.g. '65536', '64KiB' or '1.5GB'";
+    private static final String DURATION_RULE = "a whole number of milliseconds (e.g. '5000'), a number with unit ns, "
+            + "us, ms, s, m, h or d (e.g. '250ms', '5s', '1m30s'), or ISO-8601 (e.g. 'PT5S')";
+
+    /** The keys before the first section, in the order the reference documents them. */
+    private static final Map<String, BrokerKey> BROKER_KEYS = index(List.of(
+            new BrokerKey("name", false, (v, p) -> {
+                String name = v.text();
+                return b -> b.name(name);
+            }),
+            new BrokerKey("listen", true, (v, p) -> {
+                List<String> uris = v.uriList();
+                return b -> uris.forEach(b::listen);
+            }),
+            new BrokerKey("data", false, (v, p) -> {
+                Path dir = v.path(p.baseDir);
+                return b -> b.dataDirectory(dir);
+            }),
+            new BrokerKey("durability", false, (v, p) -> {
+                Durability durability = v.enumValue(Durability.class);
+                return b -> b.durability(durability);
+            }),
+            new BrokerKey("memoryLimit", false, (v, p) -> {
+                long bytes = v.size(Long.MAX_VALUE);
+                return b -> b.memoryLimit(bytes);
+            }),
+            new BrokerKey("heartBeat", false, (v, p) -> {
+                Duration heartBeat = v.duration();
+                return b -> b.heartBeat(heartBeat);
+            }),
+            new BrokerKey("defaultPrefetch", false, (v, p) -> {
+                int prefetch = v.integer();
+                return b -> b.defaultPrefetch(prefetch);
+            }),
+            new BrokerKey("maxFrameSize", false, (v, p) -> p.limits(
+                    new FrameLimits((int) v.size(Integer.MAX_VALUE), p.limits.maxHeaders(), p.limits.maxHeaderLength()))),
+            new BrokerKey("maxHeaders", false, (v, p) -> p.limits(
+                    new FrameLimits(p.limits.maxFrameSize(), v.integer(), p.limits.maxHeaderLength()))),
+            new BrokerKey("maxHeaderLength", false, (v, p) -> p.limits(
+                    new FrameLimits(p.limits.maxFrameSize(), p.limits.maxHeaders(), (int) v.size(Integer.MAX_VALUE)))),
+            new BrokerKey("network", true, (v, p) -> {
+                String uri = v.uri();
+                return b -> b.networkConnector(uri);
+            })), BrokerKey::name);
+
+    /** The keys of a {@code [policy PATTERN]} section, in the order of {@link DestinationPolicy}'s components. */
+    private static final Map<String, PolicyKey> POLICY_KEYS = index(List.of(
+            new PolicyKey("maxNumMsgs", (v, b) -> b.maxNumMsgs(v.longInteger())),
+            new PolicyKey("maxTotalMsgBytes", (v, b) -> b.maxTotalMsgBytes(v.size(Long.MAX_VALUE))),
+            new PolicyKey("maxBytesPerMsg", (v, b) -> b.maxBytesPerMsg(v.size(Long.MAX_VALUE))),
+            new PolicyKey("maxNumProducers", (v, b) -> b.maxNumProducers(v.integer())),
+            new PolicyKey("maxNumActiveConsumers", (v, b) -> b.maxNumActiveConsumers(v.integer())),
+            new PolicyKey("consumerFlowLimit", (v, b) -> b.consumerFlowLimit(v.integer())),
+            new PolicyKey("limitBehavior", (v, b) -> b.limitBehavior(v.enumValue(LimitBehavior.class))),
+            new PolicyKey("useDMQ", (v, b) -> b.useDMQ(v.bool())),
+            new PolicyKey("maxRedeliveries", (v, b) -> b.maxRedeliveries(v.integer())),
+            new PolicyKey("localDeliveryPreferred", (v, b) -> b.localDeliveryPreferred(v.bool())),
+            new PolicyKey("isLocalOnly", (v, b) -> b.isLocalOnly(v.bool()))), PolicyKey::name);
+
+    private BrokerConfigFile() {
+    }
+
+    /**
+     * Reads {@code file} (UTF-8). Relative paths in it resolve against the file's directory.
+     *
+     * @return a builder with the file's settings; its name is unset (null) if the file has no {@code name}
+     * @throws ConfigFileException if the file cannot be read or is not valid; the message names the file
+     */
+    public static BrokerConfig.Builder load(Path file) {
+        Objects.requireNonNull(file, "file");
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            Path absolute = file.toAbsolutePath();
+            throw new ConfigFileException(file.toString(), 0, "config file not found"
+                    + (absolute.toString().equals(file.toString()) ? "" : " (looked for " + absolute + ")"), e);
+        } catch (MalformedInputException e) {
+            throw new ConfigFileException(file.toString(), 0, "config file is not UTF-8 text", e);
+        } catch (IOException e) {
+            throw new ConfigFileException(file.toString(), 0, "cannot read config file: " + e, e);
+        }
+        return parse(text, file.toString(), file.toAbsolutePath().getParent());
+    }
+
+    /**
+     * Parses the text of a config file.
+     *
+     * @param text       the file's content
+     * @param sourceName what error messages call the file, e.g. {@code broker.conf}
+     * @param baseDir    the directory relative paths resolve against; null leaves them relative (to the
+     *                   working directory)
+     * @return a builder with the file's settings; its name is unset (null) if the text has no {@code name}
+     * @throws ConfigFileException if the text is not valid
+     */
+    public static BrokerConfig.Builder parse(String text, String sourceName, Path baseDir) {
+        Objects.requireNonNull(text, "text");
+        Objects.requireNonNull(sourceName, "sourceName");
+        return new Parser(sourceName, baseDir).parse(text);
+    }
+
+    /** The keys allowed before the first section, in documentation order; unmodifiable. */
+    public static Set<String> brokerKeys() {
+        return Collections.unmodifiableSet(new LinkedHashSet<>(BROKER_KEYS.keySet()));
+    }
+
+    /** The keys allowed in a {@code [policy PATTERN]} section, in documentation order; unmodifiable. */
+    public static Set<String> policyKeys() {
+        return Collections.unmodifiableSet(new LinkedHashSet<>(POLICY_KEYS.keySet()));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Keys
+
+    /** Converts a broker key's value and returns the one builder call it stands for. */
+    @FunctionalInterface
+    private interface BrokerBinding {
+        Consumer<BrokerConfig.Builder> bind(Value value, Parser parser);
+    }
+
+    private record BrokerKey(String name, boolean repeatable, BrokerBinding binding) {
+    }
+
+    private record PolicyKey(String name, BiConsumer<Value, DestinationPolicy.Builder> binding) {
+    }
+
+    private static <K> Map<String, K> index(List<K> keys, Function<K, String> name) {
+        Map<String, K> map = new LinkedHashMap<>();
+        keys.forEach(k -> map.put(name.apply(k), k));
+        return Collections.unmodifiableMap(map);
+    }
+
+    private static Map<String, Long> sizeUnits() {
+        Map<String, Long> units = new LinkedHashMap<>();
+        units.put("b", 1L);
+        units.put("kb", 1000L);
+        units.put("kib", 1L << 10);
+        units.put("mb", 1000L * 1000);
+        units.put("mib", 1L << 20);
+        units.put("gb", 1000L * 1000 * 1000);
+        units.put("gib", 1L << 30);
+        return Collections.unmodifiableMap(units);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Parsing
+
+    /** One parse: the settings read so far, as the builder calls they make, and the open section. */
+    private static final class Parser {
+        private final String source;
+        private final Path baseDir;
+        private final List<Consumer<BrokerConfig.Builder>> calls = new ArrayList<>();
+        private final Map<String, Integer> brokerKeyLines = new HashMap<>();
+        private final Map<String, Integer> sectionLines = new HashMap<>();
+        private FrameLimits limits = FrameLimits.ofDefaults();
+        private Section section;
+
+        Parser(String source, Path baseDir) {
+            this.source = source;
+            this.baseDir = baseDir;
+        }
+
+        BrokerConfig.Builder parse(String text) {
+            String[] lines = text.split("\\R", -1);
+            for (int i = 0; i < lines.length; i++) {
+                String line = i == 0 && lines[0].startsWith("\uFEFF") ? lines[0].substring(1) : lines[i];
+                parseLine(i + 1, line);
+            }
+            endSection();
+            try {
+                check();
+            } catch (IllegalArgumentException e) {
+                // Each line was checked as it was read, so only a rule spanning several keys can get here.
+                throw new ConfigFileException(source, 0, message(e), e);
+            }
+            BrokerConfig.Builder builder = BrokerConfig.builder(null);
+            calls.forEach(call -> call.accept(builder));
+            return builder;
+        }
+
+        /** The builder call for a frame limit: the limits so far, with one of them changed. */
+        Consumer<BrokerConfig.Builder> limits(FrameLimits changed) {
+            limits = changed;
+            return b -> b.limits(changed);
+        }
+
+        private void parseLine(int lineNo, String raw) {
+            String line = stripComment(raw).strip();
+            if (line.isEmpty()) {
+                return;
+            }
+            if (line.startsWith("[") && line.endsWith("]")) {
+                startSection(lineNo, line.substring(1, line.length() - 1).strip());
+                return;
+            }
+            int eq = line.indexOf('=');
+            if (eq <= 0 || line.startsWith("[") || line.substring(0, eq).isBlank()) {
+                throw error(lineNo, "line is not 'key = value', '[policy PATTERN]' or a comment: '" + raw.strip() + "'");
+            }
+            String key = line.substring(0, eq).strip();
+            String value = line.substring(eq + 1).strip();
+            if (section == null) {
+                brokerKey(lineNo, key, value);
+            } else {
+                policyKey(lineNo, key, value);
+            }
+        }
+
+        private void brokerKey(int lineNo, String key, String value) {
+            BrokerKey k = BROKER_KEYS.get(key);
+            if (k == null) {
+                if (POLICY_KEYS.containsKey(key)) {
+                    throw error(lineNo, "key '" + key + "' belongs in a [policy PATTERN] section, e.g. [policy >] for "
+                            + "every destination; it cannot come before the first section");
+                }
+                throw error(lineNo, unknownKey(key, "", BROKER_KEYS.keySet(), POLICY_KEYS.keySet(), "a policy key"));
+            }
+            requireValue(lineNo, key, value);
+            Integer first = brokerKeyLines.putIfAbsent(key, lineNo);
+            if (first != null && !k.repeatable()) {
+                throw error(lineNo, "duplicate key '" + key + "' (first set on line " + first + "); only "
+                        + BROKER_KEYS.values().stream().filter(BrokerKey::repeatable).map(BrokerKey::name)
+                        .collect(Collectors.joining(" and ")) + " may be repeated");
+            }
+            apply(lineNo, key, () -> {
+                calls.add(k.binding().bind(new Value(key, value), this));
+                check();
+            });
+        }
+
+        private void policyKey(int lineNo, String key, String value) {
+            PolicyKey k = POLICY_KEYS.get(key);
+            if (k == null) {
+                if (BROKER_KEYS.containsKey(key)) {
+                    throw error(lineNo, "key '" + key + "' is a broker key and must come before the first section, "
+                            + "but this line is in " + section.title());
+                }
+                throw error(lineNo, unknownKey(key, " in " + section.title(), POLICY_KEYS.keySet(),
+                        BROKER_KEYS.keySet(), "a broker key"));
+            }
+            requireValue(lineNo, key, value);
+            Integer first = section.keyLines.putIfAbsent(key, lineNo);
+            if (first != null) {
+                throw error(lineNo, "duplicate key '" + key + "' in " + section.title() + " (first set on line "
+                        + first + ")");
+            }
+            apply(lineNo, key, () -> {
+                k.binding().accept(new Value(key, value), section.builder);
+                section.builder.build();
+            });
+        }
+
+        private void startSection(int lineNo, String header) {
+            String[] parts = header.split("\\s+", 2);
+            if (!parts[0].equals(POLICY_SECTION)) {
+                throw error(lineNo, "unknown section type '" + parts[0] + "' in [" + header + "]; valid section "
+                        + "types are: " + POLICY_SECTION + ", as in [policy /queue/orders.>]");
+            }
+            if (parts.length < 2 || parts[1].isBlank()) {
+                throw error(lineNo, "section [" + header + "] needs a destination pattern, e.g. [policy /queue/orders.>] "
+                        + "or [policy >] for every destination");
+            }
+            endSection();
+            String pattern = parts[1].strip();
+            Integer first = sectionLines.putIfAbsent(pattern, lineNo);
+            if (first != null) {
+                throw error(lineNo, "duplicate section [policy " + pattern + "] (first on line " + first + ")");
+            }
+            Section s = new Section(pattern, lineNo);
+            try {
+                s.builder.build();
+            } catch (IllegalArgumentException e) {
+                throw new ConfigFileException(source, lineNo, "invalid section " + s.title() + ": " + message(e), e);
+            }
+            section = s;
+        }
+
+        private void endSection() {
+            if (section == null) {
+                return;
+            }
+            Section s = section;
+            section = null;
+            try {
+                DestinationPolicy policy = s.builder.build();
+                calls.add(b -> b.policy(policy));
+                check();
+            } catch (IllegalArgumentException e) {
+                throw new ConfigFileException(source, s.line, "invalid section " + s.title() + ": " + message(e), e);
+            }
+        }
+
+        /** Builds what was read so far, under a stand-in name if need be, so the records judge every value. */
+        private void check() {
+            BrokerConfig.Builder probe = BrokerConfig.builder(PLACEHOLDER_NAME);
+            calls.forEach(call -> call.accept(probe));
+            probe.build();
+        }
+
+        private void requireValue(int lineNo, String key, String value) {
+            if (value.isEmpty()) {
+                throw error(lineNo, "empty value for key '" + key + "'");
+            }
+        }
+
+        /** Runs the conversion and builder calls of one line; their errors get the line and, if need be, the key. */
+        private void apply(int lineNo, String key, Runnable action) {
+            try {
+                action.run();
+            } catch (ConfigFileException e) {
+                throw e;
+            } catch (IllegalArgumentException e) {
+                String message = message(e);
+                boolean namesKey = Pattern.compile("(?<![A-Za-z0-9])" + Pattern.quote(key) + "(?![A-Za-z0-9])")
+                        .matcher(message).find();
+                throw new ConfigFileException(source, lineNo, namesKey ? message : key + ": " + message, e);
+            }
+        }
+
+        private ConfigFileException error(int lineNo, String detail) {
+            return new ConfigFileException(source, lineNo, detail, null);
+        }
+
+        private static String message(IllegalArgumentException e) {
+            return e.getMessage() == null ? e.toString() : e.getMessage();
+        }
+    }
+
+    /** An open {@code [policy PATTERN]} section. */
+    private static final class Section {
+        final String pattern;
+        final int line;
+        final DestinationPolicy.Builder builder;
+        final Map<String, Integer> keyLines = new HashMap<>();
+
+        Section(String pattern, int line) {
+            this.pattern = pattern;
+            this.line = line;
+            this.builder = DestinationPolicy.builder(pattern);
+        }
+
+        String title() {
+            return "[policy " + pattern + "]";
+        }
+    }
+
+    /** Cuts a comment: a whole line starting with '#' or ';', or the rest of a line from a '#' or ';' after whitespace. */
+    static String stripComment(String line) {
+        String trimmed = line.strip();
+        if (trimmed.startsWith("#") || trimmed.startsWith(";")) {
+            return "";
+        }
+        for (int i = 1; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if ((c == '#' || c == ';') && Character.isWhitespace(line.charAt(i - 1))) {
+                return line.substring(0, i);
+            }
+        }
+        return line;
+    }
+
+    private static String unknownKey(String key, String where, Collection<String> valid, Collection<String> other,
+                                     String otherKind) {
+        StringBuilder sb = new StringBuilder("unknown key '").append(key).append('\'').append(where)
+                .append("; valid keys are: ").append(sorted(valid));
+        String suggestion = suggest(key, valid);
+        if (suggestion != null) {
+            sb.append("; did you mean '").append(suggestion).append("'?");
+        } else {
+            suggestion = suggest(key, other);
+            if (suggestion != null) {
+                sb.append("; did you mean '").append(suggestion).append("' (").append(otherKind).append(")?");
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String sorted(Collection<String> keys) {
+        return keys.stream().sorted(Comparator.comparing((String s) -> s.toLowerCase(Locale.ROOT))
+                .thenComparing(Comparator.naturalOrder())).collect(Collectors.joining(", "));
+    }
+
+    /** The nearest key at most two edits away (one for keys of up to three characters), ignoring case; as UriOptions. */
+    private static String suggest(String unknown, Collection<String> candidates) {
+        int limit = unknown.length() <= 3 ? 1 : 2;
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : candidates) {
+            int d = editDistance(unknown.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+            if (d <= limit && (d < bestDistance || (d == bestDistance && candidate.compareTo(best) < 0))) {
+                best = candidate;
+                bestDistance = d;
+            }
+        }
+        return best;
+    }
+
+    /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+    static int editDistance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Values
+
+    /**
+     * One value as written (trimmed, never empty), with the conversions the keys need. Each throws
+     * {@code IllegalArgumentException("<key> must be <rule>, but was '<value>'")}.
+     */
+    private record Value(String key, String raw) {
+
+        String text() {
+            return raw;
+        }
+
+        int integer() {
+            return (int) wholeNumber(Integer.MIN_VALUE, Integer.MAX_VALUE);
+        }
+
+        long longInteger() {
+            return wholeNumber(Long.MIN_VALUE, Long.MAX_VALUE);
+        }
+
+        private long wholeNumber(long min, long max) {
+            if (!PLAIN_INTEGER.matcher(raw).matches()) {
+                throw rejected("an integer");
+            }
+            BigInteger value = new BigInteger(raw);
+            if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
+                throw rejected("an integer between " + min + " and " + max);
+            }
+            return value.longValueExact();
+        }
+
+        /** A size in bytes; a plain integer may be negative (for -1, unlimited), one with a unit may not. */
+        long size(long max) {
+            if (PLAIN_INTEGER.matcher(raw).matches()) {
+                BigInteger value = new BigInteger(raw);
+                if (value.compareTo(BigInteger.valueOf(max)) > 0 || value.compareTo(BigInteger.valueOf(-max - 1)) < 0) {
+                    throw rejected("at most " + max + " bytes");
+                }
+                return value.longValueExact();
+            }
+            Matcher m = SIZE_WITH_UNIT.matcher(raw);
+            Long unit = m.matches() ? SIZE_UNITS.get(m.group(2).toLowerCase(Locale.ROOT)) : null;
+            if (unit == null) {
+                throw rejected("a size: " + SIZE_RULE);
+            }
+            BigDecimal bytes = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(unit));
+            if (bytes.signum() != 0 && bytes.stripTrailingZeros().scale() > 0) {
+                throw rejected("a whole number of bytes");
+            }
+            if (bytes.compareTo(BigDecimal.valueOf(max)) > 0) {
+                throw rejected("at most " + max + " bytes");
+            }
+            return bytes.longValueExact();
+        }
+
+        /** Read by {@link UriOptions#durationMillis}, so a config file and a URI take the same durations. */
+        Duration duration() {
+            Duration[] parsed = new Duration[1];
+            try {
+                UriOptions.bind(Map.of(key, raw), "config file").durationMillis(key, d -> parsed[0] = d).finish();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(key + " must be a duration: " + DURATION_RULE + ", but was '" + raw
+                        + "'", e);
+            }
+            return parsed[0];
+        }
+
+        boolean bool() {
+            if (raw.equalsIgnoreCase("true")) {
+                return true;
+            }
+            if (raw.equalsIgnoreCase("false")) {
+                return false;
+            }
+            throw rejected("'true' or 'false'");
+        }
+
+        /** By constant name, ignoring case and reading '-' as '_', as {@link UriOptions#enumValue} does. */
+        <E extends Enum<E>> E enumValue(Class<E> type) {
+            String name = raw.replace('-', '_');
+            for (E constant : type.getEnumConstants()) {
+                if (constant.name().equalsIgnoreCase(name)) {
+                    return constant;
+                }
+            }
+            throw rejected("one of " + Arrays.stream(type.getEnumConstants()).map(Enum::name)
+                    .collect(Collectors.joining(", ")) + " (case-insensitive)");
+        }
+
+        Path path(Path baseDir) {
+            Path path;
+            try {
+                path = Path.of(raw);
+            } catch (InvalidPathException e) {
+                throw new IllegalArgumentException(key + " must be a directory path, but was '" + raw + "': "
+                        + e.getReason(), e);
+            }
+            return baseDir == null || path.isAbsolute() ? path : baseDir.resolve(path).normalize();
+        }
+
+        /** URIs separated by commas outside parentheses (a composite URI keeps its own commas). */
+        List<String> uriList() {
+            List<String> uris = new ArrayList<>();
+            int depth = 0;
+            int start = 0;
+            for (int i = 0; i <= raw.length(); i++) {
+                char c = i < raw.length() ? raw.charAt(i) : ',';
+                if (c == '(') {
+                    depth++;
+                } else if (c == ')') {
+                    depth--;
+                } else if (c == ',' && (depth <= 0 || i == raw.length())) {
+                    String uri = raw.substring(start, i).strip();
+                    if (uri.isEmpty()) {
+                        throw rejected("URIs separated by ',' without empty entries");
+                    }
+                    uris.add(uri);
+                    start = i + 1;
+                }
+            }
+            return uris;
+        }
+
+        /** Checked for syntax here, to report it with the line; kept as written. */
+        String uri() {
+            CompositeUri.parse(raw);
+            return raw;
+        }
+
+        private IllegalArgumentException rejected(String rule) {
+            return new IllegalArgumentException(key + " must be " + rule + ", but was '" + raw + "'");
+        }
+    }
+}
