@@ -73,8 +73,16 @@ public final class Broker implements AutoCloseable {
      * @throws BrokerException if a listener cannot be bound or the store cannot be opened; nothing is left running
      */
     public static Broker start(BrokerConfig config) {
+        return start(config, null);
+    }
+
+    /**
+     * Starts a broker on a store of the embedder's choosing (null: the journal store in the data directory,
+     * or memory without one). The broker closes the store when it stops.
+     */
+    public static Broker start(BrokerConfig config, MessageStore customStore) {
         String id = brokerId(config);
-        MessageStore store = openStore(config);
+        MessageStore store = customStore != null ? customStore : openStore(config);
         Broker b;
         try {
             b = new Broker(config, store, id);
