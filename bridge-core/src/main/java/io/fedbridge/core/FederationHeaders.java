@@ -12,7 +12,19 @@ package io.fedbridge.core;
  * <tr><td>{@value #BROKER_PATH}</td><td>SEND / MESSAGE</td><td>comma-separated ids of the brokers a message passed</td></tr>
  * <tr><td>{@value #FEDERATION_ID}</td><td>SEND / MESSAGE</td><td>federation-wide message id: origin broker id + ':' + sequence, used for dedupe</td></tr>
  * <tr><td>{@value #HOPS}</td><td>SEND / MESSAGE</td><td>bridges crossed so far</td></tr>
+ * <tr><td>{@value #DUPLICATE}</td><td>RECEIPT</td><td>"true" when the broker dropped the SEND as a duplicate federation id</td></tr>
+ * <tr><td>{@value #NETWORK_CONSUMER}</td><td>SUBSCRIBE</td><td>"true": a bridge's network subscription</td></tr>
+ * <tr><td>{@value #ORIGIN_CONSUMER}</td><td>SUBSCRIBE / advisory</td><td>federation-wide id of the consumer the demand comes from</td></tr>
+ * <tr><td>{@value #CONSUMER_PATH}</td><td>SUBSCRIBE / advisory</td><td>comma-separated ids of the brokers the demand passed, origin first</td></tr>
+ * <tr><td>{@value #EXCLUDE_BROKER}</td><td>SUBSCRIBE</td><td>never dispatch messages whose broker path contains this id</td></tr>
+ * <tr><td>{@value #MAX_HOPS}</td><td>SUBSCRIBE</td><td>never dispatch messages that already crossed this many bridges</td></tr>
  * </table>
+ *
+ * <p>Consumer advisories: a SUBSCRIBE to {@value #CONSUMER_ADVISORY_TOPIC} first receives one
+ * {@code consumer-added} event per existing consumer, then an event for every consumer added or removed.
+ * Events are MESSAGE frames whose headers are {@value #ADVISORY} ({@code consumer-added} or
+ * {@code consumer-removed}), {@value #ORIGIN_CONSUMER}, {@value #ADVISORY_DESTINATION},
+ * {@value #ADVISORY_SELECTOR} (if any), {@value #CONSUMER_PATH} and {@value #NETWORK_CONSUMER}.
  */
 public final class FederationHeaders {
 
@@ -21,6 +33,28 @@ public final class FederationHeaders {
     public static final String BROKER_PATH = "fedbridge-broker-path";
     public static final String FEDERATION_ID = "fedbridge-id";
     public static final String HOPS = "fedbridge-hops";
+    public static final String DUPLICATE = "fedbridge-duplicate";
+    public static final String NETWORK_CONSUMER = "fedbridge-network-consumer";
+    public static final String ORIGIN_CONSUMER = "fedbridge-origin-consumer";
+    public static final String CONSUMER_PATH = "fedbridge-consumer-path";
+    public static final String EXCLUDE_BROKER = "fedbridge-exclude-broker";
+    public static final String MAX_HOPS = "fedbridge-max-hops";
+
+    /** The reserved topic on which a broker publishes consumer advisories. */
+    public static final String CONSUMER_ADVISORY_TOPIC = "/topic/fedbridge.advisory.consumer";
+    public static final String ADVISORY = "fedbridge-advisory";
+    public static final String ADVISORY_DESTINATION = "fedbridge-advisory-destination";
+    public static final String ADVISORY_SELECTOR = "fedbridge-advisory-selector";
+    public static final String CONSUMER_ADDED = "consumer-added";
+    public static final String CONSUMER_REMOVED = "consumer-removed";
+
+    /** Splits a comma-separated broker path; empty for null or blank. */
+    public static java.util.List<String> parsePath(String path) {
+        if (path == null || path.isBlank()) {
+            return java.util.List.of();
+        }
+        return java.util.List.of(path.split(","));
+    }
 
     private FederationHeaders() {
     }

@@ -51,7 +51,7 @@ public final class StompConnection implements AutoCloseable {
     private final ClientConfig config;
     private final ConnectionListener listener;
     private final String name;
-    private final Map<String, CompletableFuture<Void>> receipts = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<StompFrame>> receipts = new ConcurrentHashMap<>();
     private final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final CompletableFuture<StompConnection> connected = new CompletableFuture<>();
@@ -152,22 +152,29 @@ public final class StompConnection implements AutoCloseable {
      * the future completes on the RECEIPT; without, it is complete at once (nothing confirms such a frame).
      */
     public CompletableFuture<Void> sendFrame(StompFrame frame, boolean receipt) {
-        Channel ch = checkOpen();
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        if (receipt) {
-            String id = "r-" + ids.incrementAndGet();
-            frame.headers().set(StompHeaders.RECEIPT, id);
-            receipts.put(id, f);
-            if (!ch.isActive()) {
-                receipts.remove(id);
-                f.completeExceptionally(closedException("before the frame was sent"));
-                return f;
-            }
-            write(ch, frame);
-        } else {
-            write(ch, frame);
-            f.complete(null);
+        if (!receipt) {
+            write(checkOpen(), frame);
+            return CompletableFuture.completedFuture(null);
         }
+        return sendForReceipt(frame).thenApply(r -> null);
+    }
+
+    /**
+     * Sends a frame with a {@code receipt} header; the future completes with the RECEIPT frame itself (whose
+     * headers may carry more, e.g. {@link FederationHeaders#DUPLICATE}), or fails on ERROR or close.
+     */
+    public CompletableFuture<StompFrame> sendForReceipt(StompFrame frame) {
+        Channel ch = checkOpen();
+        CompletableFuture<StompFrame> f = new CompletableFuture<>();
+        String id = "r-" + ids.incrementAndGet();
+        frame.headers().set(StompHeaders.RECEIPT, id);
+        receipts.put(id, f);
+        if (!ch.isActive()) {
+            receipts.remove(id);
+            f.completeExceptionally(closedException("before the frame was sent"));
+            return f;
+        }
+        write(ch, frame);
         return f;
     }
 
@@ -467,9 +474,9 @@ public final class StompConnection implements AutoCloseable {
                 case CONNECTED -> onConnected(ctx, f);
                 case MESSAGE -> onMessage(f);
                 case RECEIPT -> {
-                    CompletableFuture<Void> r = receipts.remove(f.header(StompHeaders.RECEIPT_ID));
+                    CompletableFuture<StompFrame> r = receipts.remove(f.header(StompHeaders.RECEIPT_ID));
                     if (r != null) {
-                        r.complete(null);
+                        r.complete(f);
                     }
                 }
                 case ERROR -> onErrorFrame(ctx, f);
@@ -524,7 +531,7 @@ public final class StompConnection implements AutoCloseable {
                 ctx.close();
                 return;
             }
-            CompletableFuture<Void> r = receiptId == null ? null : receipts.remove(receiptId);
+            CompletableFuture<StompFrame> r = receiptId == null ? null : receipts.remove(receiptId);
             if (r != null) {
                 r.completeExceptionally(e);
             } else {
@@ -585,9 +592,9 @@ public final class StompConnection implements AutoCloseable {
                 connected.completeExceptionally(cause != null ? cause
                         : new ConnectionClosedException("connection to " + config.uri() + " closed during the handshake"));
             }
-            List<CompletableFuture<Void>> pending = new ArrayList<>(receipts.values());
+            List<CompletableFuture<StompFrame>> pending = new ArrayList<>(receipts.values());
             receipts.clear();
-            for (CompletableFuture<Void> r : pending) {
+            for (CompletableFuture<StompFrame> r : pending) {
                 r.completeExceptionally(closedException("before its receipt arrived"));
             }
             for (Subscription s : subscriptions.values()) {

@@ -2,6 +2,9 @@ package io.fedbridge.broker;
 
 import io.fedbridge.broker.internal.BrokerCore;
 import io.fedbridge.broker.internal.ServerSession;
+import io.fedbridge.broker.store.DedupeWindow;
+import io.fedbridge.broker.store.DedupeWindowConfig;
+import io.fedbridge.broker.store.Durability;
 import io.fedbridge.broker.store.InMemoryMessageStore;
 import io.fedbridge.broker.store.JournalMessageStore;
 import io.fedbridge.broker.store.StoreConfig;
@@ -60,7 +63,7 @@ public final class Broker implements AutoCloseable {
     private Broker(BrokerConfig config, MessageStore store, String id) {
         this.config = config;
         this.store = store;
-        this.core = new BrokerCore(config, id, store, Clock.systemUTC());
+        this.core = new BrokerCore(config, id, store, Clock.systemUTC(), openDedupeWindow(config));
         this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"),
                 NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
@@ -128,6 +131,19 @@ public final class Broker implements AutoCloseable {
             return id;
         } catch (IOException e) {
             throw new BrokerException("broker " + config.name() + " cannot use data directory " + dir + ": " + e, e);
+        }
+    }
+
+    private static DedupeWindow openDedupeWindow(BrokerConfig config) {
+        Path dir = config.dataDirectory();
+        if (dir == null) {
+            return null;
+        }
+        try {
+            return DedupeWindow.open(DedupeWindowConfig.ofDefaults(dir.resolve("dedupe.db")).toBuilder()
+                    .durability(Durability.ASYNC).maxSize(100_000).build());
+        } catch (StoreException e) {
+            throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + e.getMessage(), e);
         }
     }
 
@@ -234,6 +250,7 @@ public final class Broker implements AutoCloseable {
         core.closeSessions();
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        core.close();
         store.close();
         if (wasRunning) {
             LOG.info("broker {} stopped", config.name());

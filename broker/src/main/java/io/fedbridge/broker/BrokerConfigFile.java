@@ -151,6 +151,7 @@ public final class BrokerConfigFile {
     /**
      * Reads {@code file} (UTF-8). Relative paths in it resolve against the file's directory.
      *
+     * @param file the config file; error messages name it as given
      * @return a builder with the file's settings; its name is unset (null) if the file has no {@code name}
      * @throws ConfigFileException if the file cannot be read or is not valid; the message names the file
      */
@@ -433,7 +434,7 @@ public final class BrokerConfigFile {
     }
 
     /** Cuts a comment: a whole line starting with '#' or ';', or the rest of a line from a '#' or ';' after whitespace. */
-    static String stripComment(String line) {
+    private static String stripComment(String line) {
         String trimmed = line.strip();
         if (trimmed.startsWith("#") || trimmed.startsWith(";")) {
             return "";
@@ -484,7 +485,7 @@ public final class BrokerConfigFile {
     }
 
     /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
-    static int editDistance(String a, String b) {
+    private static int editDistance(String a, String b) {
         int[][] d = new int[a.length() + 1][b.length() + 1];
         for (int i = 0; i <= a.length(); i++) {
             d[i][0] = i;

@@ -38,6 +38,8 @@ public final class BrokerCore {
     final MemoryUsage memory;
     final Clock clock;
     final TopicRegistry topics;
+    final ConsumerAdvisories advisories;
+    final FederationDedupe dedupe;
     private final List<DestinationPolicy> wildcardPolicies;
     private final Map<String, DestinationPolicy> exactPolicies = new ConcurrentHashMap<>();
     private final Map<String, QueueDestination> queues = new ConcurrentHashMap<>();
@@ -52,13 +54,16 @@ public final class BrokerCore {
     record DurableSubscription(DurableSubscriptionInfo info, QueueDestination queue, TopicRegistry.Registration registration) {
     }
 
-    public BrokerCore(BrokerConfig config, String brokerId, MessageStore store, Clock clock) {
+    public BrokerCore(BrokerConfig config, String brokerId, MessageStore store, Clock clock,
+                      io.fedbridge.broker.store.DedupeWindow dedupeWindow) {
         this.config = config;
         this.brokerId = brokerId;
         this.store = store;
         this.clock = clock;
         this.memory = new MemoryUsage(config.memoryLimit());
         this.topics = new TopicRegistry();
+        this.advisories = new ConsumerAdvisories(this);
+        this.dedupe = new FederationDedupe(100_000, dedupeWindow);
         List<DestinationPolicy> wild = new ArrayList<>();
         for (DestinationPolicy p : config.policies()) {
             if (Destinations.isWildcard(p.pattern())) {
@@ -94,6 +99,10 @@ public final class BrokerCore {
                 q = queue(key);
             }
             BrokerMessage m = BrokerMessage.fromStored(stored);
+            String fedId = m.headers.get(io.fedbridge.core.FederationHeaders.FEDERATION_ID);
+            if (fedId != null) {
+                dedupe.recovered(fedId);
+            }
             memory.reserve(m.size);
             q.enqueue(new QueueEntry(m, key, stored.redeliveryCount()));
             count[0]++;
@@ -183,8 +192,7 @@ public final class BrokerCore {
      * for persistent messages) and fails with the reason if it is rejected or cannot be stored.
      */
     CompletableFuture<Void> route(String destination, StompHeaders headers, byte[] body) {
-        long seq = sequence.incrementAndGet();
-        BrokerMessage m = new BrokerMessage(seq, idPrefix + seq, destination, headers, body);
+        BrokerMessage m = newMessage(destination, headers, body);
         if (Destinations.isTopic(destination)) {
             List<TopicRegistry.Registration> targets = topics.matching(destination, headers);
             for (TopicRegistry.Registration r : targets) {
@@ -208,6 +216,53 @@ public final class BrokerCore {
             return CompletableFuture.failedFuture(new PolicyRejection(rejected));
         }
         return accept(q, m);
+    }
+
+    /** A new message with the next sequence number and a broker-unique message id. */
+    BrokerMessage newMessage(String destination, StompHeaders headers) {
+        return newMessage(destination, headers, new byte[0]);
+    }
+
+    BrokerMessage newMessage(String destination, StompHeaders headers, byte[] body) {
+        long seq = sequence.incrementAndGet();
+        return new BrokerMessage(seq, idPrefix + seq, destination, headers, body);
+    }
+
+    /** Result of a send that carried a federation id this broker had already accepted. */
+    static final CompletableFuture<Void> DUPLICATE = CompletableFuture.completedFuture(null);
+
+    /**
+     * Like {@link #route}, but drops a message whose federation id was already accepted (returning
+     * {@link #DUPLICATE}), so resends after failures are harmless.
+     */
+    CompletableFuture<Void> routeOnce(String destination, StompHeaders headers, byte[] body) {
+        String fedId = headers.get(io.fedbridge.core.FederationHeaders.FEDERATION_ID);
+        if (fedId == null) {
+            return route(destination, headers, body);
+        }
+        if (!dedupe.claim(fedId)) {
+            return DUPLICATE;
+        }
+        CompletableFuture<Void> f = route(destination, headers, body);
+        if (f.isDone() && !f.isCompletedExceptionally()) {
+            dedupe.accepted(fedId);
+            return f;
+        }
+        return f.whenComplete((v, e) -> {
+            if (e == null) {
+                dedupe.accepted(fedId);
+            } else {
+                dedupe.failed(fedId);
+            }
+        });
+    }
+
+    public long duplicatesDropped() {
+        return dedupe.duplicates();
+    }
+
+    public int advertisedConsumers() {
+        return advisories.size();
     }
 
     private CompletableFuture<Void> accept(QueueDestination q, BrokerMessage m) {
@@ -267,8 +322,7 @@ public final class BrokerCore {
         h.set(DLQ_BROKER, config.name());
         h.set(DLQ_TIME, Long.toString(clock.millis()));
         h.set(StompHeaders.REDELIVERY_COUNT, Integer.toString(e.redeliveryCount));
-        long seq = sequence.incrementAndGet();
-        BrokerMessage copy = new BrokerMessage(seq, e.message.messageId, DestinationPolicy.DLQ, h, e.message.body);
+        BrokerMessage copy = newMessage(DestinationPolicy.DLQ, h, e.message.body);
         accept(queue(DestinationPolicy.DLQ), copy).whenComplete((v, err) -> {
             if (err != null) {
                 LOG.warn("broker {}: could not store dead-letter copy of {}: {}; the original stays stored",
@@ -309,8 +363,8 @@ public final class BrokerCore {
 
     private DurableSubscription createDurable(DurableSubscriptionInfo info) {
         QueueDestination q = new QueueDestination(this, info.key(), info.key(), policyFor(info.destination()));
-        TopicRegistry.Registration r = topics.subscribe(info.destination(), q,
-                info.selector() == null ? null : io.fedbridge.core.selector.Selector.parse(info.selector()));
+        TopicRegistry.Registration r = topics.subscribe(info.destination(), q, DeliveryFilter.of(
+                info.selector() == null ? null : io.fedbridge.core.selector.Selector.parse(info.selector()), null, 0));
         DurableSubscription d = new DurableSubscription(info, q, r);
         durables.put(info.key(), d);
         return d;
@@ -359,6 +413,11 @@ public final class BrokerCore {
         for (ServerSession s : new ArrayList<>(sessions)) {
             s.close();
         }
+    }
+
+    /** Closes what the core owns (the dedupe window); the broker closes the store. */
+    public void close() {
+        dedupe.close();
     }
 
     public String brokerId() {

@@ -1,5 +1,6 @@
 package io.fedbridge.broker.internal;
 
+import io.fedbridge.core.bridge.internal.Wildcards;
 import java.util.List;
 
 /** Destination naming: {@code /queue/NAME}, {@code /topic/NAME}, {@code /temp-queue/NAME}, {@code /temp-topic/NAME}. */
@@ -43,27 +44,7 @@ final class Destinations {
      * one segment, {@code >} the rest (one or more segments).
      */
     static boolean matches(String pattern, String name) {
-        if (!isWildcard(pattern)) {
-            return pattern.equals(name);
-        }
-        String prefix = prefixOf(pattern);
-        if (prefix == null || !name.startsWith(prefix)) {
-            return false;
-        }
-        String[] p = pattern.substring(prefix.length()).split("\\.", -1);
-        String[] n = name.substring(prefix.length()).split("\\.", -1);
-        for (int i = 0; i < p.length; i++) {
-            if (p[i].equals(">")) {
-                return n.length > i;
-            }
-            if (i >= n.length) {
-                return false;
-            }
-            if (!p[i].equals("*") && !p[i].equals(n[i])) {
-                return false;
-            }
-        }
-        return p.length == n.length;
+        return Wildcards.matches(pattern, name);
     }
 
     static String prefixOf(String destination) {

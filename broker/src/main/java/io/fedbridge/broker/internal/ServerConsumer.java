@@ -4,7 +4,6 @@ import io.fedbridge.core.AckMode;
 import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompHeaders;
-import io.fedbridge.core.selector.Selector;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -19,7 +18,9 @@ final class ServerConsumer {
     final String subscriptionId;
     final String subscribedDestination;
     final AckMode ackMode;
-    final Selector selector;
+    final DeliveryFilter filter;
+    /** The selector as the client wrote it (for advisories), or null. */
+    final String selectorText;
     final int prefetch;
     final int priority;
     final QueueDestination queue;
@@ -31,13 +32,15 @@ final class ServerConsumer {
     private long nextTag;
 
     ServerConsumer(ServerSession session, int number, String subscriptionId, String subscribedDestination,
-                   AckMode ackMode, Selector selector, int prefetch, int priority, QueueDestination queue) {
+                   AckMode ackMode, DeliveryFilter filter, String selectorText, int prefetch, int priority,
+                   QueueDestination queue) {
         this.session = session;
         this.number = number;
         this.subscriptionId = subscriptionId;
         this.subscribedDestination = subscribedDestination;
         this.ackMode = ackMode;
-        this.selector = selector;
+        this.filter = filter;
+        this.selectorText = selectorText;
         this.prefetch = prefetch;
         this.priority = priority;
         this.queue = queue;
@@ -52,7 +55,7 @@ final class ServerConsumer {
     }
 
     boolean accepts(BrokerMessage m) {
-        return selector == null || selector.matches(m.headers::get);
+        return filter == null || filter.accepts(m.headers);
     }
 
     void deliver(QueueEntry e) {

@@ -257,7 +257,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 error("SEND in unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
                 return;
             }
-            actions.add(() -> core.route(dest, messageHeaders(f), f.body()));
+            actions.add(() -> core.routeOnce(dest, messageHeaders(f), f.body()));
             receipt(f);
             return;
         }
@@ -269,7 +269,14 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             producedTo.add(dest);
         }
-        CompletableFuture<Void> done = core.route(dest, messageHeaders(f), f.body());
+        CompletableFuture<Void> done = core.routeOnce(dest, messageHeaders(f), f.body());
+        if (done == BrokerCore.DUPLICATE) {
+            String r = f.header(StompHeaders.RECEIPT);
+            if (r != null) {
+                write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r, FederationHeaders.DUPLICATE, "true"));
+            }
+            return;
+        }
         receiptWhenDone(f, done);
         if (!paused && (core.memory.pauseIfFull(this::resumeReading) || core.pauseIfFull(dest, this::resumeReading))) {
             paused = true;
@@ -356,6 +363,14 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         if (flowLimit != -1) {
             prefetch = Math.min(prefetch, flowLimit);
         }
+        boolean network = "true".equals(f.header(FederationHeaders.NETWORK_CONSUMER));
+        int maxHops = network ? intHeader(f, 0, FederationHeaders.MAX_HOPS) : 0;
+        if (maxHops == Integer.MIN_VALUE || maxHops < 0) {
+            error("SUBSCRIBE to " + dest + " rejected: " + FederationHeaders.MAX_HOPS + " must be a non-negative integer", null, receipt);
+            return;
+        }
+        String selText = sel == null || sel.isBlank() ? null : sel;
+        DeliveryFilter filter = DeliveryFilter.of(selector, network ? f.header(FederationHeaders.EXCLUDE_BROKER) : null, maxHops);
         int number = ++consumerNumbers;
         ServerConsumer c;
         String durableName = durableName(f);
@@ -369,31 +384,41 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 error("SUBSCRIBE rejected: durable subscription '" + durableName + "' needs a client-id header on CONNECT or SUBSCRIBE", null, receipt);
                 return;
             }
-            BrokerCore.DurableSubscription d = core.durable(cid, durableName, dest, sel == null || sel.isBlank() ? null : sel);
+            BrokerCore.DurableSubscription d = core.durable(cid, durableName, dest, selText);
             if (d.queue().hasActiveConsumer()) {
                 error("SUBSCRIBE rejected: durable subscription '" + durableName + "' of client-id '" + cid + "' is already active", null, receipt);
                 return;
             }
             // The subscription's own selector filters at routing time; the consumer takes everything queued.
-            c = new ServerConsumer(this, number, id, dest, ack, null, prefetch, priority, d.queue());
+            c = new ServerConsumer(this, number, id, dest, ack, null, selText, prefetch, priority, d.queue());
             c.durable = true;
         } else if (Destinations.isTopic(dest)) {
             QueueDestination subQueue = new QueueDestination(core, dest + "#" + sessionId + "/" + id, null, core.policyFor(dest));
             // The registration's selector filters at routing time; the consumer takes everything queued.
-            c = new ServerConsumer(this, number, id, dest, ack, null, prefetch, priority, subQueue);
-            c.topicRegistration = core.topics.subscribe(dest, subQueue, selector);
+            c = new ServerConsumer(this, number, id, dest, ack, null, selText, prefetch, priority, subQueue);
+            c.topicRegistration = ConsumerAdvisories.isAdvisory(dest)
+                    ? core.advisories.subscribe(dest, subQueue, filter)
+                    : core.topics.subscribe(dest, subQueue, filter);
         } else {
             if (Destinations.isWildcard(dest)) {
                 error("SUBSCRIBE rejected: wildcards are supported on topics only, but got '" + dest + "'", null, receipt);
                 return;
             }
-            c = new ServerConsumer(this, number, id, dest, ack, selector, prefetch, priority, core.queue(dest));
+            c = new ServerConsumer(this, number, id, dest, ack, filter, selText, prefetch, priority, core.queue(dest));
         }
         consumers.put(id, c);
         consumersByNumber.put(number, c);
         // Receipt first, so a client waiting for it sees the subscription confirmed before any message.
         receipt(f);
         c.queue.addConsumer(c);
+        if (network) {
+            String origin = f.header(FederationHeaders.ORIGIN_CONSUMER);
+            String path = f.header(FederationHeaders.CONSUMER_PATH);
+            core.advisories.added(c, origin != null ? origin : core.brokerId + "/" + sessionId + "/" + id,
+                    (path == null || path.isEmpty() ? "" : path + ",") + core.brokerId, true);
+        } else {
+            core.advisories.added(c, core.brokerId + "/" + sessionId + "/" + id, core.brokerId, false);
+        }
     }
 
     private static String durableName(StompFrame f) {
@@ -445,6 +470,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
 
     private void detach(ServerConsumer c) {
         consumersByNumber.remove(c.number);
+        core.advisories.removed(c);
         if (c.topicRegistration != null) {
             core.topics.unsubscribe(c.topicRegistration);
             c.queue.removeConsumer(c);

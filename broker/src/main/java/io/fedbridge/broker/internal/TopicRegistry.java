@@ -1,7 +1,6 @@
 package io.fedbridge.broker.internal;
 
 import io.fedbridge.core.StompHeaders;
-import io.fedbridge.core.selector.Selector;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,9 +15,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class TopicRegistry {
 
     /** One subscription's pattern, its selector (or null) and the queue that holds its copies. */
-    record Registration(String pattern, QueueDestination queue, Selector selector) {
+    record Registration(String pattern, QueueDestination queue, DeliveryFilter filter) {
         boolean accepts(StompHeaders headers) {
-            return selector == null || headers == null || selector.matches(headers::get);
+            return filter == null || headers == null || filter.accepts(headers);
         }
     }
 
@@ -27,8 +26,8 @@ final class TopicRegistry {
     private final Set<String> knownTopics = ConcurrentHashMap.newKeySet();
 
     /** Subscribes; the selector filters at routing time, so non-matching messages never occupy the queue. */
-    Registration subscribe(String pattern, QueueDestination queue, Selector selector) {
-        Registration r = new Registration(pattern, queue, selector);
+    Registration subscribe(String pattern, QueueDestination queue, DeliveryFilter filter) {
+        Registration r = new Registration(pattern, queue, filter);
         if (Destinations.isWildcard(pattern)) {
             wildcard.add(r);
         } else {

@@ -1,0 +1,18 @@
+package io.fedbridge.core.bridge;
+
+/**
+ * A bridge's counters at one moment.
+ *
+ * @param name                 the bridge's name
+ * @param state                link state
+ * @param lastError            why the link last failed, or null
+ * @param forwarded            messages sent to the target (both directions for duplex)
+ * @param pending              forwards awaiting the target's receipt
+ * @param acked                forwards receipted by the target and acknowledged at the source
+ * @param duplicates           forwards the target dropped as already seen (resends after failures)
+ * @param networkSubscriptions network subscriptions currently held on the sources
+ * @param remoteConsumers      consumers the peer advertises (demand), before filters
+ */
+public record BridgeStats(String name, BridgeState state, String lastError, long forwarded, long pending, long acked,
+                          long duplicates, int networkSubscriptions, int remoteConsumers) {
+}

@@ -1,0 +1,318 @@
+package io.fedbridge.core.bridge;
+
+import io.fedbridge.core.ClientConfig;
+import io.fedbridge.core.ConnectionListener;
+import io.fedbridge.core.FederationHeaders;
+import io.fedbridge.core.StompConnection;
+import io.fedbridge.core.StompException;
+import io.fedbridge.core.bridge.internal.Direction;
+import io.fedbridge.core.uri.CompositeUri;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A bridge between a local broker and a peer: it learns the peer's consumers from its advisories, creates
+ * network subscriptions for them on the local broker, and forwards what those receive — store-and-forward:
+ * the local copy is acknowledged only after the peer's RECEIPT. With {@code duplex}, the same two
+ * connections also carry the reverse direction. Works between any two STOMP brokers for
+ * {@code staticallyIncludedDestinations}; demand forwarding needs fedbridge's advisories on the peer.
+ *
+ * <pre>{@code
+ * FederationBridge b = FederationBridge.start(BridgeConfig.builder("vm://A", "tcp://10.0.0.2:61613").networkTTL(2).build());
+ * }</pre>
+ *
+ * A bridge does not reconnect by itself: once down it stays down (the network connector starts a new one
+ * after its discovery agent's back-off). Thread-safe.
+ */
+public final class FederationBridge implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FederationBridge.class);
+    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "fedbridge-bridge-timer");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** The peer is this very broker (same broker id): the bridge refuses to run. */
+    public static final class SelfConnectionException extends StompException {
+        private static final long serialVersionUID = 1L;
+
+        public SelfConnectionException(String message) {
+            super(message);
+        }
+    }
+
+    private final BridgeConfig config;
+    private final BridgeListener listener;
+    private final List<Direction> directions = new ArrayList<>();
+    private final CompletableFuture<FederationBridge> up = new CompletableFuture<>();
+    private final CompletableFuture<Void> down = new CompletableFuture<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    final AtomicLong forwarded = new AtomicLong();
+    final AtomicLong acked = new AtomicLong();
+    final AtomicLong duplicates = new AtomicLong();
+    final AtomicLong pending = new AtomicLong();
+    private volatile long lastProgressNanos = System.nanoTime();
+    private volatile BridgeState state = BridgeState.CONNECTING;
+    private volatile String lastError;
+    private volatile StompConnection local;
+    private volatile StompConnection remote;
+    private volatile String localId;
+    private volatile String remoteId;
+    private volatile ScheduledFuture<?> stallCheck;
+
+    private FederationBridge(BridgeConfig config, BridgeListener listener) {
+        this.config = config;
+        this.listener = listener == null ? new BridgeListener() { } : listener;
+    }
+
+    /** Starts a bridge; connecting happens in the background (see {@link #awaitUp(Duration)}). */
+    public static FederationBridge start(BridgeConfig config) {
+        return start(config, null);
+    }
+
+    public static FederationBridge start(BridgeConfig config, BridgeListener listener) {
+        FederationBridge b = new FederationBridge(config, listener);
+        b.connect();
+        return b;
+    }
+
+    private ClientConfig clientConfig(String uri) {
+        CompositeUri u = CompositeUri.parse(uri);
+        return ClientConfig.builder(u).login(config.userName()).passcode(config.password()).heartBeats(config.heartBeat())
+                .clientId("fedbridge-bridge").build();
+    }
+
+    private void connect() {
+        ConnectionListener onClose = new ConnectionListener() {
+            @Override
+            public void onClosed(StompConnection connection, Throwable cause) {
+                fail(cause != null ? cause : new StompException("connection " + connection.config().uri() + " closed"));
+            }
+        };
+        CompletableFuture<StompConnection> l = StompConnection.connectAsync(clientConfig(config.localUri()), onClose);
+        CompletableFuture<StompConnection> r = StompConnection.connectAsync(clientConfig(config.remoteUri()), onClose);
+        l.thenCombine(r, (lc, rc) -> {
+            local = lc;
+            remote = rc;
+            return this;
+        }).whenComplete((b, e) -> {
+            if (e != null) {
+                l.thenAccept(StompConnection::abort);
+                r.thenAccept(StompConnection::abort);
+                fail(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e);
+                return;
+            }
+            try {
+                begin();
+            } catch (RuntimeException ex) {
+                fail(ex);
+            }
+        });
+    }
+
+    private void begin() {
+        localId = local.connectedHeaders().get(FederationHeaders.BROKER_ID);
+        remoteId = remote.connectedHeaders().get(FederationHeaders.BROKER_ID);
+        if (localId != null && localId.equals(remoteId)) {
+            throw new SelfConnectionException("bridge " + config.name() + ": " + config.remoteUri() + " is this broker itself ("
+                    + local.connectedHeaders().get(FederationHeaders.BROKER_NAME) + ")");
+        }
+        if (closed.get()) {
+            return;
+        }
+        synchronized (directions) {
+            directions.add(new Direction(this, config, local, localId, remote, remoteId, "outbound"));
+            if (config.duplex()) {
+                directions.add(new Direction(this, config, remote, remoteId, local, localId, "inbound"));
+            }
+        }
+        state = BridgeState.UP;
+        lastProgressNanos = System.nanoTime();
+        long period = Math.max(100, config.stallTimeout().toMillis() / 4);
+        stallCheck = TIMERS.scheduleAtFixedRate(this::checkStall, period, period, TimeUnit.MILLISECONDS);
+        for (Direction d : directions) {
+            d.start();
+        }
+        LOG.info("bridge {} up: {} ({}) -> {} ({}){}", config.name(), config.localUri(), name(local), config.remoteUri(),
+                remoteId == null ? "foreign broker " + remote.connectedHeaders().get("server") : name(remote),
+                config.duplex() ? ", duplex" : "");
+        up.complete(this);
+        listener.linkUp(this);
+    }
+
+    private static String name(StompConnection c) {
+        return c.connectedHeaders().get(FederationHeaders.BROKER_NAME, "?");
+    }
+
+    /** Called by directions when a link-level failure happens: closes everything, once. */
+    public void fail(Throwable cause) {
+        shutdown(cause);
+    }
+
+    private void shutdown(Throwable cause) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        boolean wasUp = state == BridgeState.UP || state == BridgeState.STALLED;
+        state = BridgeState.DOWN;
+        lastError = cause == null ? null : String.valueOf(cause.getMessage());
+        ScheduledFuture<?> sc = stallCheck;
+        if (sc != null) {
+            sc.cancel(false);
+        }
+        List<Direction> ds;
+        synchronized (directions) {
+            ds = new ArrayList<>(directions);
+        }
+        for (Direction d : ds) {
+            d.stop();
+        }
+        StompConnection l = local;
+        StompConnection r = remote;
+        if (cause == null) {
+            if (r != null) {
+                r.close();
+            }
+            if (l != null) {
+                l.close();
+            }
+        } else {
+            if (r != null) {
+                r.abort();
+            }
+            if (l != null) {
+                l.abort();
+            }
+        }
+        if (wasUp) {
+            if (cause == null) {
+                LOG.info("bridge {} closed", config.name());
+            } else {
+                LOG.info("bridge {} down: {}", config.name(), cause.getMessage());
+            }
+        } else if (cause != null) {
+            LOG.debug("bridge {} could not connect: {}", config.name(), cause.getMessage());
+        }
+        if (!up.isDone()) {
+            up.completeExceptionally(cause != null ? cause : new StompException("bridge " + config.name() + " closed"));
+        }
+        down.complete(null);
+        listener.linkDown(this, cause);
+    }
+
+    private void checkStall() {
+        if (state == BridgeState.DOWN) {
+            return;
+        }
+        boolean stalled = pending.get() > 0
+                && System.nanoTime() - lastProgressNanos > config.stallTimeout().toNanos();
+        if (stalled && state == BridgeState.UP) {
+            state = BridgeState.STALLED;
+            LOG.warn("bridge {} stalled: {} forwards without a receipt for over {}", config.name(), pending.get(), config.stallTimeout());
+            listener.linkStalled(this);
+        }
+    }
+
+    /** A receipt arrived: the link moves. */
+    public void progress() {
+        lastProgressNanos = System.nanoTime();
+        if (state == BridgeState.STALLED) {
+            state = BridgeState.UP;
+            LOG.info("bridge {} resumed", config.name());
+            listener.linkResumed(this);
+        }
+    }
+
+    public void countForwarded() {
+        forwarded.incrementAndGet();
+        pending.incrementAndGet();
+    }
+
+    public void countReceipted(boolean duplicate) {
+        pending.decrementAndGet();
+        acked.incrementAndGet();
+        if (duplicate) {
+            duplicates.incrementAndGet();
+        }
+        progress();
+    }
+
+    public void countAbandoned() {
+        pending.decrementAndGet();
+    }
+
+    /** Waits until both connections are up; throws the connect failure otherwise. */
+    public FederationBridge awaitUp(Duration timeout) {
+        try {
+            return up.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof StompException se ? se : new StompException("bridge " + config.name() + " failed", e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new StompException("bridge " + config.name() + " not up within " + timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StompException("interrupted", e);
+        }
+    }
+
+    public CompletableFuture<FederationBridge> upFuture() {
+        return up;
+    }
+
+    /** Completes when the bridge is down, for whatever reason. */
+    public CompletableFuture<Void> downFuture() {
+        return down;
+    }
+
+    public BridgeConfig config() {
+        return config;
+    }
+
+    public BridgeState state() {
+        return state;
+    }
+
+    /** The peer's broker id, or null before connecting or for a foreign broker. */
+    public String remoteBrokerId() {
+        return remoteId;
+    }
+
+    public String localBrokerId() {
+        return localId;
+    }
+
+    public BridgeStats stats() {
+        int subs = 0;
+        int consumers = 0;
+        synchronized (directions) {
+            for (Direction d : directions) {
+                subs += d.networkSubscriptionCount();
+                consumers += d.remoteConsumerCount();
+            }
+        }
+        return new BridgeStats(config.name(), state, lastError, forwarded.get(), pending.get(), acked.get(), duplicates.get(),
+                subs, consumers);
+    }
+
+    /** Stops forwarding and closes both connections; unacknowledged messages return to their source queues. */
+    @Override
+    public void close() {
+        shutdown(null);
+    }
+
+    @Override
+    public String toString() {
+        return "FederationBridge[" + config.name() + ", " + state + "]";
+    }
+}
