@@ -2,6 +2,7 @@ package io.fedbridge.samples;
 
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
+import io.fedbridge.broker.BrokerConfigFile;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,10 +14,17 @@ import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code fedbridge broker}: runs one broker node until Ctrl-C or SIGTERM.
+ *
+ * <p>The node's settings come from {@code --config FILE} (see {@link BrokerConfigFile} and
+ * {@code docs/configuration.md}) and the flags, which override the file: {@code --name} replaces its name,
+ * {@code --listen} all of its {@code listen} lines, {@code --data} its {@code data}. If neither gives a name,
+ * that is a usage error (exit code 2); if neither gives a listener, the broker listens on
+ * {@value #DEFAULT_LISTENER}.
  *
  * <p>Once every listener is bound it prints one line per network listener on stdout, with port 0 resolved,
  * for scripts to read: {@code broker A listening on tcp://127.0.0.1:61613}. On Ctrl-C or SIGTERM it closes
@@ -31,17 +39,25 @@ final class BrokerCommand implements Callable<Integer> {
 
     static final String DEFAULT_LISTENER = "tcp://127.0.0.1:61613";
 
-    @Option(names = "--name", required = true, paramLabel = "NAME",
-            description = "The broker's name: 1-64 letters, digits, '.', '_' or '-'. Also its in-JVM address vm://NAME.")
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Read the node's settings from FILE (key = value lines and [policy PATTERN] sections; "
+                + "see docs/configuration.md). The flags below override it.")
+    Path configFile;
+
+    @Option(names = "--name", paramLabel = "NAME",
+            description = "The broker's name: 1-64 letters, digits, '.', '_' or '-'. Also its in-JVM address vm://NAME. "
+                + "Required unless the --config file has a name, which it overrides.")
     String name;
 
     @Option(names = "--listen", paramLabel = "URI",
-            description = {"Accept STOMP connections on URI, e.g. tcp://0.0.0.0:61613; port 0 picks a free port. Repeatable.",
-                "Default: " + DEFAULT_LISTENER})
+            description = {"Accept STOMP connections on URI, e.g. tcp://0.0.0.0:61613; port 0 picks a free port. Repeatable; "
+                + "replaces all of the --config file's listen lines.",
+                "Default: the file's, else " + DEFAULT_LISTENER})
     List<String> listeners = new ArrayList<>();
 
     @Option(names = "--data", paramLabel = "DIR",
-            description = "Keep persistent messages in DIR. Default: in memory only.")
+            description = "Keep persistent messages in DIR; overrides the --config file's data. Default: the file's, "
+                + "else in memory only.")
     Path dataDirectory;
 
     @Mixin
@@ -53,33 +69,77 @@ final class BrokerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         logging.apply("info");
-        Broker broker = Broker.start(config());
+        BrokerConfig config = config();
+        String brokerName = config.name();
+        Broker broker = Broker.start(config);
         PrintWriter out = spec.commandLine().getOut();
         CountDownLatch stopped = new CountDownLatch(1);
-        ShutdownHook.register("fedbridge-broker-" + name + "-stop", () -> stop(broker, out, stopped));
+        ShutdownHook.register("fedbridge-broker-" + brokerName + "-stop", () -> stop(broker, brokerName, out, stopped));
         for (String uri : broker.connectUris()) {
-            out.println("broker " + name + " listening on " + uri);
+            out.println("broker " + brokerName + " listening on " + uri);
         }
         out.flush();
         stopped.await();
         return ExitCode.OK;
     }
 
+    /** The config file's settings with the flags applied over them. */
     BrokerConfig config() {
-        BrokerConfig.Builder b = BrokerConfig.builder(name).dataDirectory(dataDirectory);
-        (listeners.isEmpty() ? List.of(DEFAULT_LISTENER) : listeners).forEach(b::listen);
-        return b.build();
+        if (configFile == null) {
+            if (name == null) {
+                throw missingName("");
+            }
+            BrokerConfig.Builder b = BrokerConfig.builder(name).dataDirectory(dataDirectory);
+            (listeners.isEmpty() ? List.of(DEFAULT_LISTENER) : listeners).forEach(b::listen);
+            return b.build();
+        }
+        BrokerConfig.Builder b = BrokerConfigFile.load(configFile);
+        if (name != null) {
+            b.name(name);
+        }
+        if (dataDirectory != null) {
+            b.dataDirectory(dataDirectory);
+        }
+        BrokerConfig fromFile = name != null ? b.build() : buildWithTheFilesName(b);
+        if (!listeners.isEmpty()) {
+            return withListeners(fromFile, listeners);
+        }
+        return fromFile.listeners().isEmpty() ? withListeners(fromFile, List.of(DEFAULT_LISTENER)) : fromFile;
+    }
+
+    private BrokerConfig buildWithTheFilesName(BrokerConfig.Builder b) {
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            // BrokerConfigFile checked every value as it read them, and a name is the one thing it leaves unset.
+            // If a stand-in name builds, the file has none: a usage error. Otherwise this throws the real problem.
+            b.name("stand-in").build();
+            throw missingName(" (the config file " + configFile + " has no name)");
+        }
+    }
+
+    /**
+     * {@code config} with {@code uris} as its listeners instead of its own. The builder can only add listeners,
+     * so this copies the record; a new component of BrokerConfig fails to compile here rather than being lost.
+     */
+    private static BrokerConfig withListeners(BrokerConfig c, List<String> uris) {
+        return new BrokerConfig(c.name(), uris, c.dataDirectory(), c.limits(), c.heartBeat(), c.memoryLimit(),
+                c.defaultPrefetch(), c.durability(), c.policies(), c.networkConnectors());
+    }
+
+    private ParameterException missingName(String why) {
+        return new ParameterException(spec.commandLine(), "Missing required option: '--name=NAME'" + why);
     }
 
     /** Runs in the shutdown hook. */
-    private void stop(Broker broker, PrintWriter out, CountDownLatch stopped) {
+    private void stop(Broker broker, String brokerName, PrintWriter out, CountDownLatch stopped) {
         int status = ExitCode.OK;
         try {
             broker.close();
-            out.println("broker " + name + " stopped");
+            out.println("broker " + brokerName + " stopped");
         } catch (RuntimeException e) {
             PrintWriter err = spec.commandLine().getErr();
-            err.println(spec.qualifiedName() + ": stopping broker " + name + " failed: " + e);
+            err.println(spec.qualifiedName() + ": stopping broker " + brokerName + " failed: " + e);
             err.flush();
             status = ExitCode.SOFTWARE;
         } finally {
