@@ -9,6 +9,8 @@ import io.fedbridge.broker.store.InMemoryMessageStore;
 import io.fedbridge.broker.store.JournalMessageStore;
 import io.fedbridge.broker.store.StoreConfig;
 import io.fedbridge.broker.store.StoreException;
+import io.fedbridge.core.bridge.BridgeStats;
+import io.fedbridge.core.bridge.NetworkConnector;
 import io.fedbridge.core.internal.PipelineNames;
 import io.fedbridge.core.internal.StompFrameDecoder;
 import io.fedbridge.core.internal.StompFrameEncoder;
@@ -58,6 +60,7 @@ public final class Broker implements AutoCloseable {
     private final EventLoopGroup workers;
     private final List<Channel> serverChannels = new ArrayList<>();
     private final List<String> connectUris = new ArrayList<>();
+    private final List<NetworkConnector> networkConnectors = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
 
     private Broker(BrokerConfig config, MessageStore store, String id) {
@@ -95,6 +98,9 @@ public final class Broker implements AutoCloseable {
         }
         try {
             b.bindAll();
+            for (String nc : config.networkConnectors()) {
+                b.addNetworkConnector(nc);
+            }
         } catch (RuntimeException e) {
             b.close();
             throw e;
@@ -187,6 +193,48 @@ public final class Broker implements AutoCloseable {
         LOG.info("broker {} ({}) started, listening on {} and vm://{}", config.name(), core.brokerId(), connectUris, config.name());
     }
 
+    /**
+     * Adds a network connector at run time, e.g. {@code static:(tcp://b:61613)?networkTTL=2&duplex=true}.
+     *
+     * @throws IllegalArgumentException for a bad URI or option, naming it and listing the valid ones
+     */
+    public NetworkConnector addNetworkConnector(String discoveryUri) {
+        NetworkConnector nc = NetworkConnector.start(discoveryUri,
+                NetworkConnector.Local.of(vmUri(), core.brokerId(), config.name(), connectUris));
+        networkConnectors.add(nc);
+        return nc;
+    }
+
+    /** Stops and removes a network connector; false if there is none with that URI. */
+    public boolean removeNetworkConnector(String discoveryUri) {
+        for (NetworkConnector nc : networkConnectors) {
+            if (nc.uri().toUnmaskedString().equals(CompositeUri.parse(discoveryUri).toUnmaskedString())) {
+                networkConnectors.remove(nc);
+                nc.close();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public List<NetworkConnector> networkConnectors() {
+        return List.copyOf(networkConnectors);
+    }
+
+    /** Every bridge of every network connector, with its state and counters. */
+    public List<BridgeStats> bridges() {
+        List<BridgeStats> l = new ArrayList<>();
+        for (NetworkConnector nc : networkConnectors) {
+            l.addAll(nc.stats());
+        }
+        return l;
+    }
+
+    /** Messages dropped because their federation id was already accepted (resends after failures). */
+    public long duplicatesDropped() {
+        return core.duplicatesDropped();
+    }
+
     public String name() {
         return config.name();
     }
@@ -243,6 +291,10 @@ public final class Broker implements AutoCloseable {
     public void close() {
         boolean wasRunning = running;
         running = false;
+        for (NetworkConnector nc : networkConnectors) {
+            nc.close();
+        }
+        networkConnectors.clear();
         for (Channel ch : serverChannels) {
             ch.close().awaitUninterruptibly();
         }

@@ -120,6 +120,13 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** Replaces every listener URI. */
+        public Builder listeners(List<String> uris) {
+            listeners.clear();
+            listeners.addAll(uris);
+            return this;
+        }
+
         /** Adds a listener URI; may be called several times. */
         public Builder listen(String uri) {
             listeners.add(uri);

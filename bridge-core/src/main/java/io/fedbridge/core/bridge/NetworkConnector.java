@@ -1,0 +1,175 @@
+package io.fedbridge.core.bridge;
+
+import io.fedbridge.core.ReconnectConfig;
+import io.fedbridge.core.discovery.DiscoveryAgent;
+import io.fedbridge.core.discovery.DiscoveryAgentProvider;
+import io.fedbridge.core.discovery.DiscoveryAgents;
+import io.fedbridge.core.discovery.DiscoveryContext;
+import io.fedbridge.core.discovery.DiscoveryListener;
+import io.fedbridge.core.discovery.PeerInfo;
+import io.fedbridge.core.uri.CompositeUri;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A broker's network connector: a discovery agent finds peers ({@code static:(…)}, {@code multicast://…})
+ * and the connector runs one {@link FederationBridge} per peer, starting a new one whenever the agent says
+ * to (first discovery, or a retry after its back-off) and reporting each link's fate back to the agent.
+ *
+ * <pre>{@code
+ * NetworkConnector nc = NetworkConnector.start("static:(tcp://b:61613,tcp://c:61613)?networkTTL=2&duplex=true",
+ *         NetworkConnector.Local.of("vm://A", brokerId, "A", List.of("tcp://a:61613")));
+ * }</pre>
+ */
+public final class NetworkConnector implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NetworkConnector.class);
+
+    /**
+     * The broker a connector works for.
+     *
+     * @param localUri      how bridges reach it, usually {@code vm://NAME}
+     * @param brokerId      its broker id
+     * @param brokerName    its name
+     * @param advertiseUris how peers reach it (announced by multicast discovery)
+     */
+    public record Local(String localUri, String brokerId, String brokerName, List<String> advertiseUris) {
+        public static Local of(String localUri, String brokerId, String brokerName, List<String> advertiseUris) {
+            return new Local(localUri, brokerId, brokerName, List.copyOf(advertiseUris));
+        }
+    }
+
+    private final CompositeUri uri;
+    private final BridgeConfig template;
+    private final DiscoveryAgent agent;
+    private final ScheduledExecutorService scheduler;
+    private final Map<String, FederationBridge> bridges = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private NetworkConnector(CompositeUri uri, BridgeConfig template, DiscoveryAgent agent, ScheduledExecutorService scheduler) {
+        this.uri = uri;
+        this.template = template;
+        this.agent = agent;
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * Parses the URI (bridge options and the agent's own; unknown ones are an error listing every valid
+     * option), creates the agent for its scheme and starts discovering.
+     */
+    public static NetworkConnector start(String discoveryUri, Local local) {
+        CompositeUri uri = CompositeUri.parse(discoveryUri);
+        DiscoveryAgentProvider provider = DiscoveryAgents.provider(uri);
+        Set<String> valid = new TreeSet<>(BridgeConfig.OPTION_NAMES);
+        valid.addAll(provider.optionNames());
+        Map<String, String> unknownToBridge = new java.util.LinkedHashMap<>();
+        BridgeConfig.Builder b = BridgeConfig.builder(local.localUri(), "vm://unset");
+        Map<String, String> rest = b.bind(uri.options(), "network connector URI '" + uri + "'");
+        unknownToBridge.putAll(rest);
+        BridgeConfig template = b.build();
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "fedbridge-" + local.brokerName() + "-discovery");
+            t.setDaemon(true);
+            return t;
+        });
+        DiscoveryAgent agent;
+        try {
+            agent = provider.create(uri, unknownToBridge, valid, new DiscoveryContext(local.brokerId(), local.brokerName(),
+                    local.advertiseUris(), scheduler, Clock.systemUTC()));
+        } catch (RuntimeException e) {
+            scheduler.shutdownNow();
+            throw e;
+        }
+        NetworkConnector nc = new NetworkConnector(uri, template, agent, scheduler);
+        agent.start(nc.new Listener());
+        LOG.info("network connector {} started", uri);
+        return nc;
+    }
+
+    /** The reconnect options every agent understands, with ActiveMQ's names. */
+    public static Set<String> reconnectOptionNames() {
+        return ReconnectConfig.OPTION_NAMES;
+    }
+
+    private final class Listener implements DiscoveryListener {
+        @Override
+        public void peerDiscovered(PeerInfo peer) {
+            if (closed) {
+                return;
+            }
+            FederationBridge existing = bridges.get(peer.uri());
+            if (existing != null && existing.state() != BridgeState.DOWN) {
+                return;
+            }
+            String name = template.name().contains("->vm://unset") ? null : template.name();
+            BridgeConfig cfg = template.toBuilder().remoteUri(peer.uri())
+                    .name(name != null ? name + "@" + peer.uri() : template.localUri() + "->" + peer.uri()).build();
+            FederationBridge b = FederationBridge.start(cfg, new BridgeListener() {
+                @Override
+                public void linkUp(FederationBridge bridge) {
+                    agent.peerConnected(peer);
+                }
+
+                @Override
+                public void linkDown(FederationBridge bridge, Throwable cause) {
+                    bridges.remove(peer.uri(), bridge);
+                    if (closed || cause == null) {
+                        return;
+                    }
+                    if (cause instanceof FederationBridge.SelfConnectionException) {
+                        agent.peerIsSelf(peer);
+                    } else {
+                        agent.peerFailed(peer, cause);
+                    }
+                }
+            });
+            bridges.put(peer.uri(), b);
+        }
+
+        @Override
+        public void peerLost(PeerInfo peer) {
+            FederationBridge b = bridges.remove(peer.uri());
+            if (b != null) {
+                b.close();
+            }
+        }
+    }
+
+    public CompositeUri uri() {
+        return uri;
+    }
+
+    /** The bridges running now, one per peer. */
+    public List<FederationBridge> bridges() {
+        return new ArrayList<>(bridges.values());
+    }
+
+    public List<BridgeStats> stats() {
+        List<BridgeStats> l = new ArrayList<>();
+        for (FederationBridge b : bridges.values()) {
+            l.add(b.stats());
+        }
+        return l;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        agent.close();
+        for (FederationBridge b : new ArrayList<>(bridges.values())) {
+            b.close();
+        }
+        bridges.clear();
+        scheduler.shutdownNow();
+        LOG.info("network connector {} stopped", uri);
+    }
+}
