@@ -20,6 +20,7 @@ public record PeerInfo(String uri, String brokerId, String name) {
 
     @Override
     public String toString() {
-        return name != null ? name + "@" + uri : uri;
+        String shown = io.fedbridge.core.uri.CompositeUri.parse(uri).toString(); // masks secrets
+        return name != null ? name + "@" + shown : shown;
     }
 }
