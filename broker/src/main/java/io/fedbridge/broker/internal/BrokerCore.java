@@ -163,8 +163,29 @@ public final class BrokerCore {
 
     // ---------------------------------------------------------------- sessions
 
-    String newSessionId() {
-        return config.name() + "-session-" + sessionIds.incrementAndGet();
+    long nextSessionNumber() {
+        return sessionIds.incrementAndGet();
+    }
+
+    /** Prefix of the temporary destinations this broker's connections own: unique in the federation. */
+    String tempOwnerPrefix() {
+        return brokerId.substring(0, Math.min(8, brokerId.length())) + "-";
+    }
+
+    /** Deletes a temporary queue and its messages (its owner disconnected, or nobody consumes it anymore). */
+    void deleteTemp(String name) {
+        QueueDestination q = queues.remove(name);
+        if (q != null) {
+            q.delete();
+        }
+    }
+
+    /** A temporary queue another broker owns lost its last consumer here: it goes, as it did there. */
+    void tempQueueIdle(QueueDestination q) {
+        if (!q.name.startsWith("/temp-queue/@" + tempOwnerPrefix())) {
+            queues.remove(q.name, q);
+            q.delete();
+        }
     }
 
     void register(ServerSession s) {

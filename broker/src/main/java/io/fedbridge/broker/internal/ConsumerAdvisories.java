@@ -24,8 +24,8 @@ final class ConsumerAdvisories {
     }
 
     synchronized void added(ServerConsumer c, String originId, String path, boolean network) {
-        if (isAdvisory(c.subscribedDestination)) {
-            return;
+        if (isAdvisory(c.subscribedDestination) || core.policyFor(c.subscribedDestination).isLocalOnly()) {
+            return; // local-only destinations create no demand elsewhere
         }
         StompHeaders info = new StompHeaders(8);
         info.add(FederationHeaders.ORIGIN_CONSUMER, originId);

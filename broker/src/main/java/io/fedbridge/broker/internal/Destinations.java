@@ -35,6 +35,10 @@ final class Destinations {
         return destination.startsWith(TOPIC) || destination.startsWith(TEMP_TOPIC);
     }
 
+    static boolean isTemp(String destination) {
+        return destination.startsWith(TEMP_QUEUE) || destination.startsWith(TEMP_TOPIC);
+    }
+
     static boolean isWildcard(String destination) {
         return destination.indexOf('*') >= 0 || destination.indexOf('>') >= 0;
     }

@@ -143,6 +143,9 @@ final class QueueDestination {
         inflight -= unacked.size();
         requeue(unacked);
         dispatch();
+        if (consumers.isEmpty() && name.startsWith("/temp-queue/") && storeKey != null) {
+            core.tempQueueIdle(this);
+        }
     }
 
     synchronized boolean hasConsumers() {
@@ -271,6 +274,9 @@ final class QueueDestination {
             if (best != null && c.priority <= best.priority) {
                 continue;
             }
+            if (c.network && (policy.isLocalOnly() || policy.localDeliveryPreferred() && hasLocalConsumer())) {
+                continue;
+            }
             if (c.hasCapacity() && c.accepts(e.message)) {
                 best = c;
                 bestIndex = idx;
@@ -280,6 +286,15 @@ final class QueueDestination {
             roundRobin = bestIndex + 1;
         }
         return best;
+    }
+
+    private boolean hasLocalConsumer() {
+        for (ServerConsumer c : consumers) {
+            if (!c.network) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Consumers beyond maxNumActiveConsumers wait as standbys, in subscription order. */

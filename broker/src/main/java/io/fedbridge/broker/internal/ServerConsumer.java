@@ -28,6 +28,8 @@ final class ServerConsumer {
     TopicRegistry.Registration topicRegistration;
     /** True for a durable subscription's consumer: detaching leaves the subscription in place. */
     boolean durable;
+    /** True for a bridge's network subscription. */
+    boolean network;
     private final LinkedHashMap<Long, QueueEntry> inflight = new LinkedHashMap<>();
     private long nextTag;
 

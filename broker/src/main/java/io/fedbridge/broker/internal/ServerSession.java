@@ -53,13 +53,16 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private String version = "1.2";
     private String clientId;
     private final java.util.Set<String> producedTo = new java.util.HashSet<>();
+    private final java.util.Set<String> ownedTemps = new java.util.HashSet<>();
+    private final long sessionNumber;
     private int consumerNumbers;
     private boolean paused;
     private final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
 
     public ServerSession(BrokerCore core) {
         this.core = core;
-        this.sessionId = core.newSessionId();
+        this.sessionNumber = core.nextSessionNumber();
+        this.sessionId = core.config.name() + "-session-" + sessionNumber;
     }
 
     // ---------------------------------------------------------------- writing
@@ -244,12 +247,17 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     private void onSend(StompFrame f) {
-        String dest = f.header(StompHeaders.DESTINATION);
-        String invalid = Destinations.validate(dest);
+        String invalid = Destinations.validate(f.header(StompHeaders.DESTINATION));
         if (invalid != null) {
             error("SEND rejected: " + invalid, null, f.header(StompHeaders.RECEIPT));
             return;
         }
+        String dest = ownTemp(f.header(StompHeaders.DESTINATION));
+        String replyTo = f.header(StompHeaders.REPLY_TO);
+        if (replyTo != null && Destinations.isTemp(replyTo)) {
+            f.headers().set(StompHeaders.REPLY_TO, ownTemp(replyTo));
+        }
+        f.headers().set(StompHeaders.DESTINATION, dest);
         String tx = f.header(StompHeaders.TRANSACTION);
         if (tx != null) {
             List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
@@ -318,12 +326,12 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
 
     private void onSubscribe(StompFrame f) {
         String receipt = f.header(StompHeaders.RECEIPT);
-        String dest = f.header(StompHeaders.DESTINATION);
-        String invalid = Destinations.validate(dest);
+        String invalid = Destinations.validate(f.header(StompHeaders.DESTINATION));
         if (invalid != null) {
             error("SUBSCRIBE rejected: " + invalid, null, receipt);
             return;
         }
+        String dest = ownTemp(f.header(StompHeaders.DESTINATION));
         String id = f.header(StompHeaders.ID);
         if (id == null) {
             if (!version.equals("1.0")) {
@@ -396,9 +404,13 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             QueueDestination subQueue = new QueueDestination(core, dest + "#" + sessionId + "/" + id, null, core.policyFor(dest));
             // The registration's selector filters at routing time; the consumer takes everything queued.
             c = new ServerConsumer(this, number, id, dest, ack, null, selText, prefetch, priority, subQueue);
-            c.topicRegistration = ConsumerAdvisories.isAdvisory(dest)
-                    ? core.advisories.subscribe(dest, subQueue, filter)
-                    : core.topics.subscribe(dest, subQueue, filter);
+            if (network && core.policyFor(dest).isLocalOnly()) {
+                c.topicRegistration = new TopicRegistry.Registration(dest, subQueue, null); // never routed to: local only
+            } else {
+                c.topicRegistration = ConsumerAdvisories.isAdvisory(dest)
+                        ? core.advisories.subscribe(dest, subQueue, filter)
+                        : core.topics.subscribe(dest, subQueue, filter);
+            }
         } else {
             if (Destinations.isWildcard(dest)) {
                 error("SUBSCRIBE rejected: wildcards are supported on topics only, but got '" + dest + "'", null, receipt);
@@ -406,6 +418,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             c = new ServerConsumer(this, number, id, dest, ack, filter, selText, prefetch, priority, core.queue(dest));
         }
+        c.network = network;
         consumers.put(id, c);
         consumersByNumber.put(number, c);
         // Receipt first, so a client waiting for it sees the subscription confirmed before any message.
@@ -419,6 +432,26 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         } else {
             core.advisories.added(c, core.brokerId + "/" + sessionId + "/" + id, core.brokerId, false);
         }
+    }
+
+    /**
+     * Gives a connection's temporary destination a federation-wide name: {@code /temp-queue/X} becomes
+     * {@code /temp-queue/@OWNER@X}, where OWNER names this broker and connection. A name that already has
+     * an owner (a reply-to received from elsewhere) is left alone. The owner's temporary queues are deleted
+     * when it disconnects; other brokers drop theirs when the last (network) consumer leaves.
+     */
+    private String ownTemp(String dest) {
+        if (!Destinations.isTemp(dest)) {
+            return dest;
+        }
+        String prefix = Destinations.prefixOf(dest);
+        String name = dest.substring(prefix.length());
+        if (name.startsWith("@")) {
+            return dest;
+        }
+        String owned = prefix + "@" + core.tempOwnerPrefix() + sessionNumber + "@" + name;
+        ownedTemps.add(owned);
+        return owned;
     }
 
     private static String durableName(StompFrame f) {
@@ -652,6 +685,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         consumers.clear();
         for (String d : producedTo) {
             core.unregisterProducer(d, this);
+        }
+        for (String t : ownedTemps) {
+            core.deleteTemp(t);
         }
         core.unregister(this);
         super.channelInactive(ctx);

@@ -169,7 +169,7 @@ public final class Direction implements DemandRegistry.Route {
         if (path.size() > config.consumerTTL()) {
             return false;
         }
-        if (destination.startsWith("/temp-") || destination.startsWith("/topic/fedbridge.advisory.")) {
+        if (destination.startsWith("/topic/fedbridge.advisory.")) {
             return false;
         }
         for (String ex : config.excludedDestinations()) {
