@@ -1,6 +1,7 @@
 package io.fedbridge.broker;
 
 import io.fedbridge.broker.internal.BrokerCore;
+import io.fedbridge.broker.jmx.BrokerJmx;
 import io.fedbridge.broker.internal.ServerSession;
 import io.fedbridge.broker.store.DedupeWindow;
 import io.fedbridge.broker.store.DedupeWindowConfig;
@@ -62,6 +63,8 @@ public final class Broker implements AutoCloseable {
     private final List<String> connectUris = new ArrayList<>();
     private final List<NetworkConnector> networkConnectors = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
+    private volatile BrokerJmx jmx;
+    private volatile java.util.concurrent.ScheduledFuture<?> jmxRefresh;
 
     private Broker(BrokerConfig config, MessageStore store, String id) {
         this.config = config;
@@ -101,6 +104,7 @@ public final class Broker implements AutoCloseable {
             for (String nc : config.networkConnectors()) {
                 b.addNetworkConnector(nc);
             }
+            b.startJmx();
         } catch (RuntimeException e) {
             b.close();
             throw e;
@@ -191,6 +195,23 @@ public final class Broker implements AutoCloseable {
         }
         running = true;
         LOG.info("broker {} ({}) started, listening on {} and vm://{}", config.name(), core.brokerId(), connectUris, config.name());
+    }
+
+    private void startJmx() {
+        jmx = new BrokerJmx(this);
+        jmx.refresh();
+        jmxRefresh = workers.next().scheduleAtFixedRate(() -> {
+            try {
+                jmx.refresh();
+            } catch (RuntimeException e) {
+                LOG.debug("broker {}: JMX refresh failed: {}", config.name(), e.toString());
+            }
+        }, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** The broker's JMX beans (refreshed every second); null before start completes. */
+    public BrokerJmx jmx() {
+        return jmx;
     }
 
     /**
@@ -291,6 +312,12 @@ public final class Broker implements AutoCloseable {
     public void close() {
         boolean wasRunning = running;
         running = false;
+        if (jmxRefresh != null) {
+            jmxRefresh.cancel(false);
+        }
+        if (jmx != null) {
+            jmx.close();
+        }
         for (NetworkConnector nc : networkConnectors) {
             nc.close();
         }
