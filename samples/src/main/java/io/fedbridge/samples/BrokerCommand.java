@@ -60,6 +60,12 @@ final class BrokerCommand implements Callable<Integer> {
                 + "else in memory only.")
     Path dataDirectory;
 
+    @Option(names = "--network", paramLabel = "URI",
+            description = {"Bridge to the peers a discovery URI finds, e.g. "
+                + "static:(tcp://127.0.0.1:61614,tcp://127.0.0.1:61615)?networkTTL=2&duplex=true. Repeatable; "
+                + "added to the --config file's network lines."})
+    List<String> networks = new ArrayList<>();
+
     @Mixin
     LoggingOptions logging;
 
@@ -91,6 +97,7 @@ final class BrokerCommand implements Callable<Integer> {
             }
             BrokerConfig.Builder b = BrokerConfig.builder(name).dataDirectory(dataDirectory);
             (listeners.isEmpty() ? List.of(DEFAULT_LISTENER) : listeners).forEach(b::listen);
+            networks.forEach(b::networkConnector);
             return b.build();
         }
         BrokerConfig.Builder b = BrokerConfigFile.load(configFile);
@@ -100,6 +107,7 @@ final class BrokerCommand implements Callable<Integer> {
         if (dataDirectory != null) {
             b.dataDirectory(dataDirectory);
         }
+        networks.forEach(b::networkConnector);
         BrokerConfig fromFile = name != null ? b.build() : buildWithTheFilesName(b);
         if (!listeners.isEmpty()) {
             return withListeners(fromFile, listeners);
@@ -118,13 +126,9 @@ final class BrokerCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * {@code config} with {@code uris} as its listeners instead of its own. The builder can only add listeners,
-     * so this copies the record; a new component of BrokerConfig fails to compile here rather than being lost.
-     */
+    /** {@code config} with {@code uris} as its listeners instead of its own. */
     private static BrokerConfig withListeners(BrokerConfig c, List<String> uris) {
-        return new BrokerConfig(c.name(), uris, c.dataDirectory(), c.limits(), c.heartBeat(), c.memoryLimit(),
-                c.defaultPrefetch(), c.durability(), c.policies(), c.networkConnectors());
+        return c.toBuilder().listeners(uris).build();
     }
 
     private ParameterException missingName(String why) {

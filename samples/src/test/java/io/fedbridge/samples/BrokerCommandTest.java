@@ -262,6 +262,14 @@ class BrokerCommandTest {
     }
 
     /** The broker command as picocli parsed {@code args}, not run. */
+    @Test
+    void shouldAddNetworkConnectorsFromRepeatedNetworkFlags() {
+        BrokerConfig c = parsed("broker", "--name", "N", "--network", "static:(tcp://127.0.0.1:61614)?networkTTL=2",
+                "--network", "static:(tcp://127.0.0.1:61615)").config();
+        assertThat(c.networkConnectors()).containsExactly("static:(tcp://127.0.0.1:61614)?networkTTL=2",
+                "static:(tcp://127.0.0.1:61615)");
+    }
+
     private static BrokerCommand parsed(String... args) {
         ParseResult result = FedbridgeCli.commandLine().parseArgs(args);
         return result.subcommand().commandSpec().commandLine().getCommand();
