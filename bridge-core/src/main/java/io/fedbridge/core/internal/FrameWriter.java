@@ -37,6 +37,9 @@ public final class FrameWriter {
             flushPending = false;
             channel.flush();
         };
+        if (onDrained != null) {
+            LocalFlowControl.register(channel, onDrained);
+        }
     }
 
     /** Queues {@code msg} (a frame or a ByteBuf) for writing; {@code size} is its approximate encoded size. */
@@ -65,7 +68,7 @@ public final class FrameWriter {
 
     /** False while the channel's outbound buffer or the queue of writes waiting for the event loop is full. */
     public boolean isWritable() {
-        return channel.isWritable() && queued.get() < QUEUED_LIMIT;
+        return channel.isWritable() && queued.get() < QUEUED_LIMIT && !LocalFlowControl.isPaused(channel);
     }
 
     public Channel channel() {

@@ -7,6 +7,7 @@ import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompHeaders;
 import io.fedbridge.core.internal.FrameWriter;
 import io.fedbridge.core.internal.HeartBeatHandler;
+import io.fedbridge.core.internal.LocalFlowControl;
 import io.fedbridge.core.internal.StompFrameEncoder;
 import io.fedbridge.core.internal.HeartBeats;
 import io.fedbridge.core.internal.MalformedFrame;
@@ -289,6 +290,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         if (!paused && (core.memory.pauseIfFull(this::resumeReading) || core.pauseIfFull(dest, this::resumeReading))) {
             paused = true;
             channel.config().setAutoRead(false);
+            LocalFlowControl.pause(channel);
         }
     }
 
@@ -306,6 +308,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 }
                 if (!paused) {
                     ch.config().setAutoRead(true);
+                    LocalFlowControl.resume(ch);
                 }
             });
         }
