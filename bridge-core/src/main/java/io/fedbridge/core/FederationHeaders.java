@@ -39,6 +39,14 @@ public final class FederationHeaders {
     public static final String CONSUMER_PATH = "fedbridge-consumer-path";
     public static final String EXCLUDE_BROKER = "fedbridge-exclude-broker";
     public static final String MAX_HOPS = "fedbridge-max-hops";
+    /** SUBSCRIBE: a network subscription may take back messages that came from its peer, after they waited this long (ms) with no local consumer. */
+    public static final String REPLAY_DELAY = "fedbridge-replay-delay";
+    /** SUBSCRIBE: with replay, "true" = only when no local consumer's selector matches the message. */
+    public static final String REPLAY_SELECTOR_AWARE = "fedbridge-replay-selector-aware";
+    /** SEND / MESSAGE: how many times a message was replayed back toward consumers (part of the dedupe key). */
+    public static final String REPLAYS = "fedbridge-replays";
+    /** RECEIPT of a queue SEND: messages waiting in that queue for a consumer, after this one. */
+    public static final String QUEUE_PENDING = "fedbridge-queue-pending";
 
     /** The reserved topic on which a broker publishes consumer advisories. */
     public static final String CONSUMER_ADVISORY_TOPIC = "/topic/fedbridge.advisory.consumer";

@@ -410,6 +410,26 @@ public final class StompConnection implements AutoCloseable {
         closed.join();
     }
 
+    /**
+     * Sends DISCONNECT after everything already written, flushes and closes, without waiting: safe from any
+     * thread, I/O threads included.
+     */
+    public void closeAsync() {
+        Channel ch = channel;
+        FrameWriter w = writer;
+        if (ch == null || closing) {
+            return;
+        }
+        closing = true;
+        if (w == null || !ch.isActive()) {
+            ch.close();
+            return;
+        }
+        w.write(StompFrame.of(StompCommand.DISCONNECT), 16);
+        ch.eventLoop().execute(() -> ch.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                .addListener(io.netty.channel.ChannelFutureListener.CLOSE));
+    }
+
     /** Closes the socket at once, without DISCONNECT (as a crash would). */
     public void abort() {
         Channel ch = channel;

@@ -30,7 +30,7 @@ import java.util.TreeSet;
  * @param excludedDestinations          never forwarded (wildcards); checked first
  * @param userName                      login on the peer (and the local broker), or null
  * @param password                      passcode; never printed
- * @param heartBeat                     heart-beat interval on both connections (default 5 s): a dead link is noticed within 1.5x
+ * @param heartBeat                     heart-beat interval on both connections (default 5 s): a dead link is noticed within 3x
  * @param stallTimeout                  a link with demand and unreceipted forwards that sees no receipt for this long is
  *                                      reported STALLED (default 30 s)
  * @param conduitSubscriptions          identical remote subscriptions share one network subscription (default true)

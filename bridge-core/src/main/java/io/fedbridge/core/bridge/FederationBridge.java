@@ -89,8 +89,9 @@ public final class FederationBridge implements AutoCloseable {
 
     private ClientConfig clientConfig(String uri) {
         CompositeUri u = CompositeUri.parse(uri);
+        // No client-id: brokers such as ActiveMQ allow each only once, and a bridge needs none.
         return ClientConfig.builder(u).login(config.userName()).passcode(config.password()).heartBeats(config.heartBeat())
-                .clientId("fedbridge-bridge").build();
+                .build();
     }
 
     private void connect() {
@@ -108,9 +109,10 @@ public final class FederationBridge implements AutoCloseable {
             return this;
         }).whenComplete((b, e) -> {
             if (e != null) {
+                // Record the real cause first: closing the other connection would report its own close.
+                fail(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e);
                 l.thenAccept(StompConnection::abort);
                 r.thenAccept(StompConnection::abort);
-                fail(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e);
                 return;
             }
             try {
@@ -130,6 +132,11 @@ public final class FederationBridge implements AutoCloseable {
         }
         if (closed.get()) {
             return;
+        }
+        if (remoteId == null && config.duplex() && !config.staticallyIncludedDestinations().isEmpty()) {
+            throw new StompException("bridge " + config.name() + ": " + config.remoteUri() + " is not a fedbridge broker ("
+                    + remote.connectedHeaders().get("server", "unknown server") + "), so duplex cannot keep static destinations"
+                    + " from looping back; use one bridge per direction");
         }
         synchronized (directions) {
             directions.add(new Direction(this, config, local, localId, remote, remoteId, "outbound"));
@@ -192,7 +199,7 @@ public final class FederationBridge implements AutoCloseable {
                 r.abort();
             }
             if (l != null) {
-                l.abort();
+                l.closeAsync(); // flush acks already written for receipted forwards, or they are resent
             }
         }
         if (wasUp) {
@@ -236,7 +243,9 @@ public final class FederationBridge implements AutoCloseable {
 
     public void countForwarded() {
         forwarded.incrementAndGet();
-        pending.incrementAndGet();
+        if (pending.getAndIncrement() == 0) {
+            lastProgressNanos = System.nanoTime(); // the stall clock starts with the first unreceipted forward
+        }
     }
 
     public void countReceipted(boolean duplicate) {

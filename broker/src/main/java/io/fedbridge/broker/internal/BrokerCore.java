@@ -48,6 +48,7 @@ public final class BrokerCore {
     private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
     private final AtomicLong sequence;
     private final AtomicLong sessionIds = new AtomicLong();
+    private final AtomicLong loopsDropped = new AtomicLong();
     private final String idPrefix;
 
     /** A durable topic subscription: its definition, its queue and its topic registration. */
@@ -257,29 +258,45 @@ public final class BrokerCore {
      * {@link #DUPLICATE}), so resends after failures are harmless.
      */
     CompletableFuture<Void> routeOnce(String destination, StompHeaders headers, byte[] body) {
+        String path = headers.get(io.fedbridge.core.FederationHeaders.BROKER_PATH);
+        if (path != null && path.contains(brokerId) && headers.get(io.fedbridge.core.FederationHeaders.REPLAYS) == null) {
+            // It already passed this broker: a loop (bridges never do this; a misconfigured foreign hop might).
+            loopsDropped.incrementAndGet();
+            return DUPLICATE;
+        }
         String fedId = headers.get(io.fedbridge.core.FederationHeaders.FEDERATION_ID);
         if (fedId == null) {
             return route(destination, headers, body);
         }
+        String replays = headers.get(io.fedbridge.core.FederationHeaders.REPLAYS);
+        if (replays != null) {
+            fedId = fedId + "#r" + replays; // a replay is a new delivery of the same message; its resends are not
+        }
         if (!dedupe.claim(fedId)) {
             return DUPLICATE;
         }
+        String key = fedId;
         CompletableFuture<Void> f = route(destination, headers, body);
         if (f.isDone() && !f.isCompletedExceptionally()) {
-            dedupe.accepted(fedId);
+            dedupe.accepted(key);
             return f;
         }
         return f.whenComplete((v, e) -> {
             if (e == null) {
-                dedupe.accepted(fedId);
+                dedupe.accepted(key);
             } else {
-                dedupe.failed(fedId);
+                dedupe.failed(key);
             }
         });
     }
 
     public long duplicatesDropped() {
         return dedupe.duplicates();
+    }
+
+    /** Messages dropped because their broker path already held this broker. */
+    public long loopsDropped() {
+        return loopsDropped.get();
     }
 
     public int advertisedConsumers() {

@@ -75,14 +75,22 @@ class BrokerCrashIT extends BrokerTestSupport {
         Path data = tmp.resolve("data");
         Map<String, Ledger> ledgers = ledgers();
         for (int run = 1; run <= KILLS; run++) {
-            // Killed once 500-3000 sends are receipted, after 0-WINDOW more sends: the kill lands anywhere in the
-            // broker's cycle of reading sends, writing, forcing and receipting them.
-            int killAfter = ThreadLocalRandom.current().nextInt(500, 3001);
+            // Killed once 100-3000 sends are receipted (early kills hit the broker while its JIT is cold and its first
+            // segment is being preallocated, when its writer lags most). Odd runs: by the I/O thread that takes that
+            // receipt, while the broker is busy receipting (a receipt sent before its message is written shows here).
+            // Even runs: by the producer 0-WINDOW sends later, anywhere in the broker's cycle of reading, writing,
+            // forcing and receipting (un-receipted sends then often survive: they must arrive at most once, in order).
+            int killAfter = ThreadLocalRandom.current().nextInt(100, 3001);
             int thenSends = ThreadLocalRandom.current().nextInt(WINDOW);
+            boolean onReceipt = run % 2 == 1;
             AtomicInteger sentPastKillPoint = new AtomicInteger();
             try (ChildBroker broker = ChildBroker.start(data, tmp.resolve("broker-" + run + ".log"))) {
-                produceUntilBrokerDies(broker, ledgers, receipted -> {
-                    if (receipted >= killAfter && sentPastKillPoint.getAndIncrement() == thenSends) {
+                produceUntilBrokerDies(connect(client(broker)), ledgers, receipted -> {
+                    if (onReceipt && receipted == killAfter) {
+                        broker.kill();
+                    }
+                }, receipted -> {
+                    if (!onReceipt && receipted >= killAfter && sentPastKillPoint.getAndIncrement() == thenSends) {
                         broker.kill();
                     }
                 });
@@ -97,12 +105,12 @@ class BrokerCrashIT extends BrokerTestSupport {
         for (String q : QUEUES) {
             Ledger l = ledgers.get(q);
             List<Long> seqs = delivered.get(q).stream().map(Delivery::seq).toList();
-            assertThat(l.receipted.size()).as("receipted sends to %s", q).isGreaterThan(KILLS * 500 / QUEUES.size() - 1);
             assertStrictlyIncreasing(q + " after the last restart", seqs);
             assertThat(missing(l.receipted, seqs)).as("receipted sends to %s never delivered", q).isEmpty();
             assertThat(missing(new HashSet<>(seqs), l.sent)).as("messages on %s the test never sent", q).isEmpty();
-            System.out.printf("DIAG %s sent=%d receipted=%d delivered=%d%n", q, l.sent.size(), l.receipted.size(), seqs.size());
         }
+        assertThat(ledgers.values().stream().mapToInt(l -> l.receipted.size()).sum()).as("receipted sends")
+                .isGreaterThanOrEqualTo(KILLS * 100);
     }
 
     @Test
@@ -126,12 +134,13 @@ class BrokerCrashIT extends BrokerTestSupport {
 
         for (int run = 1; run <= KILLS; run++) {
             int thisRun = run;
-            int killAfter = ThreadLocalRandom.current().nextInt(300, 1501);
+            int killAfter = ThreadLocalRandom.current().nextInt(100, 1501);
             AtomicInteger acks = new AtomicInteger();
-            // Armed once every subscription is in place, so that acking a recovered backlog cannot kill the broker
-            // while the consumer is still subscribing.
+            // Armed once both clients are connected and subscribed, so that acking a recovered backlog cannot kill
+            // the broker before the run has begun.
             AtomicBoolean armed = new AtomicBoolean();
             try (ChildBroker broker = ChildBroker.start(data, tmp.resolve("broker-" + run + ".log"))) {
+                StompConnection producer = connect(client(broker));
                 StompConnection consumer = connect(client(broker));
                 for (String q : QUEUES) {
                     consumer.subscribeAndWait(SubscriptionRequest.builder(q).ackMode(AckMode.CLIENT_INDIVIDUAL).build(), m -> {
@@ -160,7 +169,7 @@ class BrokerCrashIT extends BrokerTestSupport {
                     }, WAIT);
                 }
                 armed.set(true);
-                produceUntilBrokerDies(broker, ledgers, receipted -> { });
+                produceUntilBrokerDies(producer, ledgers, receipted -> { }, receipted -> { });
                 assertThat(acks.get()).as("receipted ACKs before the kill").isGreaterThanOrEqualTo(killAfter);
             }
         }
@@ -251,11 +260,12 @@ class BrokerCrashIT extends BrokerTestSupport {
 
     /**
      * Streams persistent sends round-robin over the queues, {@link #WINDOW} awaiting their receipt at once, until the
-     * broker dies (something must kill it); {@code afterSend} gets the number receipted so far after each send.
+     * broker dies (something must kill it). {@code onReceipt} gets the number receipted so far on each receipt, on the
+     * connection's I/O thread; {@code afterSend} gets it after each send, on the caller's thread.
      */
-    private void produceUntilBrokerDies(ChildBroker broker, Map<String, Ledger> ledgers, IntConsumer afterSend)
+    private static void produceUntilBrokerDies(StompConnection c, Map<String, Ledger> ledgers, IntConsumer onReceipt,
+                                               IntConsumer afterSend)
             throws InterruptedException {
-        StompConnection c = connect(client(broker));
         Semaphore window = new Semaphore(WINDOW);
         AtomicInteger receipted = new AtomicInteger();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
@@ -277,7 +287,7 @@ class BrokerCrashIT extends BrokerTestSupport {
                 window.release();
                 if (e == null) {
                     l.receipted.add(seq);
-                    receipted.incrementAndGet();
+                    onReceipt.accept(receipted.incrementAndGet());
                 } else if (!(unwrap(e) instanceof ConnectionClosedException)) {
                     failures.add(e);
                 }

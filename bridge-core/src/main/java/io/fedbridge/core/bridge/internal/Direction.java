@@ -64,6 +64,7 @@ public final class Direction implements DemandRegistry.Route {
     private final String sourceId;
     private final String targetId;
     private final String registryKey;
+    private final String targetKey;
     private final String label;
     private final Map<String, Demand> demands = new HashMap<>();
     private final Map<String, NetworkSub> subs = new HashMap<>();
@@ -79,6 +80,7 @@ public final class Direction implements DemandRegistry.Route {
         this.sourceId = sourceId;
         this.targetId = targetId;
         this.registryKey = sourceId != null ? sourceId : "uri:" + source.config().uri();
+        this.targetKey = targetId != null ? targetId : "uri:" + target.config().uri();
         this.label = config.name() + " (" + label + ")";
     }
 
@@ -86,7 +88,8 @@ public final class Direction implements DemandRegistry.Route {
         for (String d : config.staticallyIncludedDestinations()) {
             synchronized (this) {
                 String origin = "static:" + d;
-                NetworkSub ns = new NetworkSub("static\u0000" + d, d, null, List.of(), origin);
+                // The demand "comes from" the target: no bridge may carry it back there.
+                NetworkSub ns = new NetworkSub("static\u0000" + d, d, null, List.of(targetKey), origin);
                 ns.members.add(origin);
                 subs.put(ns.key, ns);
                 subscribe(ns);
@@ -163,7 +166,7 @@ public final class Direction implements DemandRegistry.Route {
 
     /** Loop, TTL and include/exclude checks on a remote consumer's demand. */
     private boolean isWanted(String destination, List<String> path) {
-        if (sourceId != null && path.contains(sourceId)) {
+        if (path.contains(registryKey)) {
             return false; // the demand already passed the source: forwarding there would loop
         }
         if (path.size() > config.consumerTTL()) {
@@ -247,8 +250,12 @@ public final class Direction implements DemandRegistry.Route {
         if (targetId != null) {
             r.header(FederationHeaders.EXCLUDE_BROKER, targetId);
         }
+        // ActiveMQ's names too, so foreign brokers honour the window and priority.
+        r.header("activemq.prefetchSize", Integer.toString(config.prefetchSize()));
         if (config.decreaseNetworkConsumerPriority()) {
-            r.header(StompHeaders.CONSUMER_PRIORITY, Integer.toString(-Math.max(1, ns.path.size())));
+            String priority = Integer.toString(-Math.max(1, ns.path.size()));
+            r.header(StompHeaders.CONSUMER_PRIORITY, priority);
+            r.header("activemq.priority", priority);
         }
         try {
             ns.subscription = source.subscribe(r.build(), m -> forward(ns, m));
