@@ -69,11 +69,11 @@ public final class Broker implements AutoCloseable {
     private Broker(BrokerConfig config, MessageStore store, String id) {
         this.config = config;
         this.store = store;
-        this.core = new BrokerCore(config, id, store, Clock.systemUTC(), openDedupeWindow(config));
         this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"),
                 NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
                 new DefaultThreadFactory("fedbridge-" + config.name() + "-io"), NioIoHandler.newFactory());
+        this.core = new BrokerCore(config, id, store, Clock.systemUTC(), openDedupeWindow(config), workers);
     }
 
     /**

@@ -34,12 +34,13 @@ import java.util.TreeSet;
  * @param stallTimeout                  a link with demand and unreceipted forwards that sees no receipt for this long is
  *                                      reported STALLED (default 30 s)
  * @param conduitSubscriptions          identical remote subscriptions share one network subscription (default true)
+ * @param filters                       conditional filters per destination pattern, applied in order (see {@link BridgeFilter})
  */
 public record BridgeConfig(String name, String localUri, String remoteUri, int networkTTL, int messageTTL, int consumerTTL,
                            boolean duplex, int prefetchSize, boolean decreaseNetworkConsumerPriority, boolean dynamicOnly,
                            List<String> staticallyIncludedDestinations, List<String> dynamicallyIncludedDestinations,
                            List<String> excludedDestinations, String userName, String password, Duration heartBeat,
-                           Duration stallTimeout, boolean conduitSubscriptions) {
+                           Duration stallTimeout, boolean conduitSubscriptions, List<BridgeFilter.Entry> filters) {
 
     /** Every option a network-connector URI may carry besides the discovery agent's own. */
     public static final Set<String> OPTION_NAMES = Set.of("name", "networkTTL", "messageTTL", "consumerTTL", "duplex",
@@ -73,6 +74,21 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
             throw new IllegalArgumentException("stallTimeout must be > 0, but was " + stallTimeout);
         }
         name = name == null ? localUri + "->" + remoteUri : name;
+        filters = filters == null ? List.of() : List.copyOf(filters);
+    }
+
+    /** The filters that apply to {@code destination}, in order. */
+    public List<BridgeFilter> filtersFor(String destination) {
+        if (filters.isEmpty()) {
+            return List.of();
+        }
+        List<BridgeFilter> l = new ArrayList<>();
+        for (BridgeFilter.Entry e : filters) {
+            if (e.applies(destination)) {
+                l.add(e.filter());
+            }
+        }
+        return l;
     }
 
     private static List<String> checkDestinations(String option, List<String> l) {
@@ -109,6 +125,7 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         b.heartBeat = heartBeat;
         b.stallTimeout = stallTimeout;
         b.conduitSubscriptions = conduitSubscriptions;
+        b.filters.addAll(filters);
         return b;
     }
 
@@ -138,6 +155,7 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         private Duration heartBeat;
         private Duration stallTimeout;
         private boolean conduitSubscriptions = true;
+        private final List<BridgeFilter.Entry> filters = new ArrayList<>();
 
         private Builder(String localUri, String remoteUri) {
             this.localUri = localUri;
@@ -258,10 +276,16 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
             return this;
         }
 
+        /** Adds a filter for destinations matching {@code pattern} ({@code >} = all). */
+        public Builder filter(String pattern, BridgeFilter filter) {
+            filters.add(new BridgeFilter.Entry(pattern, filter));
+            return this;
+        }
+
         public BridgeConfig build() {
             return new BridgeConfig(name, localUri, remoteUri, networkTTL, messageTTL, consumerTTL, duplex, prefetchSize,
                     decreaseNetworkConsumerPriority, dynamicOnly, staticIncludes, dynamicIncludes, excludes, userName,
-                    password, heartBeat, stallTimeout, conduitSubscriptions);
+                    password, heartBeat, stallTimeout, conduitSubscriptions, filters);
         }
     }
 

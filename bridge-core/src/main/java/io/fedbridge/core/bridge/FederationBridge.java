@@ -62,6 +62,8 @@ public final class FederationBridge implements AutoCloseable {
     final AtomicLong acked = new AtomicLong();
     final AtomicLong duplicates = new AtomicLong();
     final AtomicLong pending = new AtomicLong();
+    final AtomicLong filtered = new AtomicLong();
+    final AtomicLong replayed = new AtomicLong();
     private volatile long lastProgressNanos = System.nanoTime();
     private volatile BridgeState state = BridgeState.CONNECTING;
     private volatile String lastError;
@@ -257,6 +259,19 @@ public final class FederationBridge implements AutoCloseable {
         progress();
     }
 
+    public void countFiltered() {
+        filtered.incrementAndGet();
+    }
+
+    public void countReplayed() {
+        replayed.incrementAndGet();
+    }
+
+    /** Timer for filters that hold a subscription back. */
+    public static ScheduledExecutorService timers() {
+        return TIMERS;
+    }
+
     public void countAbandoned() {
         pending.decrementAndGet();
     }
@@ -311,7 +326,7 @@ public final class FederationBridge implements AutoCloseable {
             }
         }
         return new BridgeStats(config.name(), state, lastError, forwarded.get(), pending.get(), acked.get(), duplicates.get(),
-                subs, consumers);
+                subs, consumers, filtered.get(), replayed.get());
     }
 
     /** Stops forwarding and closes both connections; unacknowledged messages return to their source queues. */

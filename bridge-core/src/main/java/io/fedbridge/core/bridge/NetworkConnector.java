@@ -71,10 +71,30 @@ public final class NetworkConnector implements AutoCloseable {
         DiscoveryAgentProvider provider = DiscoveryAgents.provider(uri);
         Set<String> valid = new TreeSet<>(BridgeConfig.OPTION_NAMES);
         valid.addAll(provider.optionNames());
-        Map<String, String> unknownToBridge = new java.util.LinkedHashMap<>();
+        List<BridgeFilterProvider> filterProviders = new ArrayList<>();
+        for (BridgeFilterProvider fp : java.util.ServiceLoader.load(BridgeFilterProvider.class, NetworkConnector.class.getClassLoader())) {
+            filterProviders.add(fp);
+            valid.addAll(fp.optionNames());
+        }
+        String context = "network connector URI '" + uri + "'";
         BridgeConfig.Builder b = BridgeConfig.builder(local.localUri(), "vm://unset");
-        Map<String, String> rest = b.bind(uri.options(), "network connector URI '" + uri + "'");
-        unknownToBridge.putAll(rest);
+        Map<String, String> rest = b.bind(uri.options(), context);
+        for (BridgeFilterProvider fp : filterProviders) {
+            Map<String, String> mine = new java.util.LinkedHashMap<>();
+            rest.entrySet().removeIf(e -> {
+                if (fp.optionNames().contains(e.getKey())) {
+                    mine.put(e.getKey(), e.getValue());
+                    return true;
+                }
+                return false;
+            });
+            if (!mine.isEmpty()) {
+                for (BridgeFilter f : fp.create(mine, context)) {
+                    b.filter(">", f);
+                }
+            }
+        }
+        Map<String, String> unknownToBridge = new java.util.LinkedHashMap<>(rest);
         BridgeConfig template = b.build();
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "fedbridge-" + local.brokerName() + "-discovery");

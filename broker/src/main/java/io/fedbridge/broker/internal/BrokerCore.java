@@ -40,6 +40,7 @@ public final class BrokerCore {
     final TopicRegistry topics;
     final ConsumerAdvisories advisories;
     final FederationDedupe dedupe;
+    final java.util.concurrent.ScheduledExecutorService scheduler;
     private final List<DestinationPolicy> wildcardPolicies;
     private final Map<String, DestinationPolicy> exactPolicies = new ConcurrentHashMap<>();
     private final Map<String, QueueDestination> queues = new ConcurrentHashMap<>();
@@ -56,7 +57,8 @@ public final class BrokerCore {
     }
 
     public BrokerCore(BrokerConfig config, String brokerId, MessageStore store, Clock clock,
-                      io.fedbridge.broker.store.DedupeWindow dedupeWindow) {
+                      io.fedbridge.broker.store.DedupeWindow dedupeWindow, java.util.concurrent.ScheduledExecutorService scheduler) {
+        this.scheduler = scheduler;
         this.config = config;
         this.brokerId = brokerId;
         this.store = store;
@@ -295,6 +297,12 @@ public final class BrokerCore {
     }
 
     /** Messages dropped because their broker path already held this broker. */
+    /** Messages waiting in queue {@code name} now (0 if there is no such queue). */
+    int queuePending(String name) {
+        QueueDestination q = queues.get(name);
+        return q == null ? 0 : q.pendingApprox();
+    }
+
     public long loopsDropped() {
         return loopsDropped.get();
     }

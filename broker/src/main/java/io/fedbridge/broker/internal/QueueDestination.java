@@ -42,6 +42,8 @@ final class QueueDestination {
     private long held;
     private long heldBytes;
     private boolean deleted;
+    private boolean replayCheckScheduled;
+    private volatile int pendingSnapshot;
 
     QueueDestination(BrokerCore core, String name, String storeKey, DestinationPolicy policy) {
         this.core = core;
@@ -127,6 +129,34 @@ final class QueueDestination {
         held++;
         heldBytes += e.message.size;
         dispatch();
+        scheduleReplayCheck();
+    }
+
+    /**
+     * With a replay-capable network consumer attached and messages waiting, look again once replayDelay has
+     * passed: a message that arrived on a quiet queue must not wait for the next unrelated dispatch.
+     */
+    private void scheduleReplayCheck() {
+        if (replayCheckScheduled || pendingCount == 0) {
+            return;
+        }
+        long delay = -1;
+        for (ServerConsumer c : consumers) {
+            if (c.network && c.replayDelayMillis >= 0) {
+                delay = delay < 0 ? c.replayDelayMillis : Math.min(delay, c.replayDelayMillis);
+            }
+        }
+        if (delay < 0) {
+            return;
+        }
+        replayCheckScheduled = true;
+        core.scheduler.schedule(() -> {
+            synchronized (this) {
+                replayCheckScheduled = false;
+                dispatch();
+                scheduleReplayCheck();
+            }
+        }, Math.max(10, delay), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     synchronized void addConsumer(ServerConsumer c) {
@@ -134,6 +164,7 @@ final class QueueDestination {
         // Stable sort: higher priority first, equal priorities keep subscription order.
         consumers.sort(Comparator.comparingInt((ServerConsumer x) -> x.priority).reversed());
         dispatch();
+        scheduleReplayCheck();
     }
 
     /** Removes a consumer and puts every message it had not acknowledged back at the head, for redelivery. */
@@ -226,6 +257,14 @@ final class QueueDestination {
 
     /** Hands pending messages to consumers with room, highest message priority first. */
     synchronized void dispatch() {
+        try {
+            dispatchPending();
+        } finally {
+            pendingSnapshot = pendingCount;
+        }
+    }
+
+    private void dispatchPending() {
         if (pendingCount == 0 || consumers.isEmpty()) {
             return;
         }
@@ -242,7 +281,7 @@ final class QueueDestination {
                     forget(e);
                     continue;
                 }
-                ServerConsumer c = pick(e);
+                ServerConsumer c = pick(e, now);
                 if (c == null) {
                     if (!anyCapacity()) {
                         return;
@@ -264,7 +303,7 @@ final class QueueDestination {
     }
 
     /** Round-robin among the highest-priority active consumers that have room and whose selector matches. */
-    private ServerConsumer pick(QueueEntry e) {
+    private ServerConsumer pick(QueueEntry e, long now) {
         int n = activeCount();
         ServerConsumer best = null;
         int bestIndex = -1;
@@ -277,7 +316,7 @@ final class QueueDestination {
             if (c.network && (policy.isLocalOnly() || policy.localDeliveryPreferred() && hasLocalConsumer())) {
                 continue;
             }
-            if (c.hasCapacity() && c.accepts(e.message)) {
+            if (c.hasCapacity() && (c.accepts(e.message) || c.network && c.acceptsAsReplay(e, this, now))) {
                 best = c;
                 bestIndex = idx;
             }
@@ -286,6 +325,16 @@ final class QueueDestination {
             roundRobin = bestIndex + 1;
         }
         return best;
+    }
+
+    /** True if a non-network consumer is attached (that would accept {@code m}, if selectorAware). */
+    boolean hasLocalConsumerFor(BrokerMessage m, boolean selectorAware) {
+        for (ServerConsumer c : consumers) {
+            if (!c.network && (!selectorAware || c.accepts(m))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean hasLocalConsumer() {
@@ -326,6 +375,11 @@ final class QueueDestination {
 
     void countDeadLettered() {
         deadLettered++;
+    }
+
+    /** Messages waiting for a consumer, read without locking (may be a moment old). */
+    int pendingApprox() {
+        return pendingSnapshot;
     }
 
     synchronized DestinationStats snapshot() {

@@ -6,6 +6,8 @@ final class QueueEntry {
     /** The store key this entry is persisted under, or null if it is not persisted. */
     final String storeKey;
     int redeliveryCount;
+    /** When the message entered this queue (for replayDelay). */
+    final long arrivalMillis = System.currentTimeMillis();
     long deliveryTag;
 
     QueueEntry(BrokerMessage message, String storeKey, int redeliveryCount) {

@@ -30,6 +30,9 @@ final class ServerConsumer {
     boolean durable;
     /** True for a bridge's network subscription. */
     boolean network;
+    /** For a network consumer: take back messages that came from its peer after they waited this long with no local consumer; -1 = never. */
+    long replayDelayMillis = -1;
+    boolean replaySelectorAware;
     private final LinkedHashMap<Long, QueueEntry> inflight = new LinkedHashMap<>();
     private long nextTag;
 
@@ -58,6 +61,21 @@ final class ServerConsumer {
 
     boolean accepts(BrokerMessage m) {
         return filter == null || filter.accepts(m.headers);
+    }
+
+    /**
+     * Replay when no consumers: a message this network consumer would refuse only because it came from (or
+     * went too far past) its peer may still go back there once it waited {@link #replayDelayMillis} here and
+     * the queue has no local consumer for it.
+     */
+    boolean acceptsAsReplay(QueueEntry e, QueueDestination q, long now) {
+        if (replayDelayMillis < 0 || filter == null || now - e.arrivalMillis < replayDelayMillis) {
+            return false;
+        }
+        if (filter.selector() != null && !filter.selector().matches(e.message.headers::get)) {
+            return false;
+        }
+        return !q.hasLocalConsumerFor(e.message, replaySelectorAware);
     }
 
     void deliver(QueueEntry e) {

@@ -96,11 +96,22 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private StompFrame receiptFor(StompFrame frame, String r) {
+        StompFrame receipt = StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r);
+        String dest = frame.header(StompHeaders.DESTINATION);
+        if (frame.command() == StompCommand.SEND && frame.header(FederationHeaders.BROKER_PATH) != null
+                && dest != null && !Destinations.isTopic(dest)) {
+            // Forwarded by a bridge: tell it how far this queue's consumers are behind (capacity-aware forwarding).
+            receipt.headers().add(FederationHeaders.QUEUE_PENDING, Integer.toString(core.queuePending(dest)));
+        }
+        return receipt;
+    }
+
     private void receiptWhenDone(StompFrame frame, CompletableFuture<Void> done) {
         String r = frame.header(StompHeaders.RECEIPT);
         if (done.isDone() && !done.isCompletedExceptionally()) {
             if (r != null) {
-                write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r));
+                write(receiptFor(frame, r));
             }
             return;
         }
@@ -115,7 +126,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                     ch.eventLoop().execute(() -> error(what, null, r));
                 }
             } else if (r != null) {
-                write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r));
+                write(receiptFor(frame, r));
             }
         });
     }
@@ -427,6 +438,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             c = new ServerConsumer(this, number, id, dest, ack, filter, selText, prefetch, priority, core.queue(dest));
         }
         c.network = network;
+        if (network && f.header(FederationHeaders.REPLAY_DELAY) != null && !Destinations.isTopic(dest)) {
+            long delay = intHeader(f, -1, FederationHeaders.REPLAY_DELAY);
+            c.replayDelayMillis = delay < 0 ? -1 : delay;
+            c.replaySelectorAware = "true".equals(f.header(FederationHeaders.REPLAY_SELECTOR_AWARE));
+        }
         consumers.put(id, c);
         consumersByNumber.put(number, c);
         // Receipt first, so a client waiting for it sees the subscription confirmed before any message.

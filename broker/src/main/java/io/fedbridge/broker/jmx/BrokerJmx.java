@@ -191,7 +191,7 @@ public final class BrokerJmx implements AutoCloseable {
         return new BridgeMXBean() {
             private BridgeStats s() {
                 BridgeStats s = live.get();
-                return s != null ? s : new BridgeStats("?", io.fedbridge.core.bridge.BridgeState.DOWN, "gone", 0, 0, 0, 0, 0, 0);
+                return s != null ? s : new BridgeStats("?", io.fedbridge.core.bridge.BridgeState.DOWN, "gone", 0, 0, 0, 0, 0, 0, 0, 0);
             }
 
             @Override

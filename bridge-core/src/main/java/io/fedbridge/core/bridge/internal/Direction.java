@@ -42,6 +42,8 @@ public final class Direction implements DemandRegistry.Route {
         final String selector;
         final List<String> path;
         final String origin;
+        final io.fedbridge.core.bridge.RemoteConsumer consumer;
+        final List<io.fedbridge.core.bridge.BridgeFilter> filters;
         final Set<String> members = new LinkedHashSet<>();
         Subscription subscription;
         int inflight;
@@ -54,6 +56,8 @@ public final class Direction implements DemandRegistry.Route {
             this.selector = selector;
             this.path = path;
             this.origin = origin;
+            this.consumer = new io.fedbridge.core.bridge.RemoteConsumer(origin, destination, selector, path);
+            this.filters = config.filtersFor(destination);
         }
     }
 
@@ -158,6 +162,12 @@ public final class Direction implements DemandRegistry.Route {
             return;
         }
         Demand d = new Demand(origin, destination, m.header(FederationHeaders.ADVISORY_SELECTOR), path);
+        io.fedbridge.core.bridge.RemoteConsumer rc = new io.fedbridge.core.bridge.RemoteConsumer(origin, destination, d.selector(), path);
+        for (io.fedbridge.core.bridge.BridgeFilter f : config.filtersFor(destination)) {
+            if (!f.admitsDemand(rc)) {
+                return;
+            }
+        }
         synchronized (this) {
             demands.put(origin, d);
         }
@@ -257,6 +267,11 @@ public final class Direction implements DemandRegistry.Route {
             r.header(StompHeaders.CONSUMER_PRIORITY, priority);
             r.header("activemq.priority", priority);
         }
+        Map<String, String> extra = new java.util.LinkedHashMap<>();
+        for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
+            f.configureSubscription(ns.consumer, extra);
+        }
+        extra.forEach(r::header);
         try {
             ns.subscription = source.subscribe(r.build(), m -> forward(ns, m));
             LOG.debug("{}: network subscription {} {} for {}", label, ns.destination, ns.selector == null ? "" : ns.selector, ns.origin);
@@ -287,6 +302,27 @@ public final class Direction implements DemandRegistry.Route {
             ns.inflight++;
         }
         StompFrame frame = forwardFrame(m);
+        for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
+            if (!f.beforeForward(ns.consumer, frame)) {
+                try {
+                    m.ack();
+                } catch (RuntimeException e) {
+                    bridge.fail(e);
+                    return;
+                }
+                bridge.countFiltered();
+                synchronized (this) {
+                    ns.inflight--;
+                    if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
+                        unsubscribe(ns);
+                    }
+                }
+                return;
+            }
+        }
+        if (frame.header(FederationHeaders.REPLAYS) != null && !frame.header(FederationHeaders.REPLAYS).equals(m.header(FederationHeaders.REPLAYS))) {
+            bridge.countReplayed();
+        }
         bridge.countForwarded();
         try {
             target.sendForReceipt(frame).whenComplete((receipt, e) -> {
@@ -304,8 +340,15 @@ public final class Direction implements DemandRegistry.Route {
                     return;
                 }
                 bridge.countReceipted("true".equals(receipt.header(FederationHeaders.DUPLICATE)));
+                boolean keep = true;
+                for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
+                    keep &= f.afterReceipt(ns.consumer, receipt);
+                }
                 synchronized (this) {
                     ns.inflight--;
+                    if (!keep && !ns.draining && !ns.unsubscribed) {
+                        hold(ns);
+                    }
                     if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
                         unsubscribe(ns);
                     }
@@ -315,6 +358,27 @@ public final class Direction implements DemandRegistry.Route {
             bridge.countAbandoned();
             bridge.fail(e);
         }
+    }
+
+    /**
+     * A filter asked to hold this subscription back: end it (undelivered messages return to the source queue)
+     * and offer its demand again after the filter's hold time.
+     */
+    private void hold(NetworkSub ns) {
+        ns.draining = true;
+        java.time.Duration wait = java.time.Duration.ZERO;
+        for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
+            wait = f.holdTime().compareTo(wait) > 0 ? f.holdTime() : wait;
+        }
+        List<String> members = List.copyOf(ns.members);
+        for (String o : members) {
+            subByOrigin.remove(o, ns);
+        }
+        FederationBridge.timers().schedule(() -> {
+            for (String o : members) {
+                activate(o);
+            }
+        }, wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     private StompFrame forwardFrame(ReceivedMessage m) {
@@ -334,6 +398,11 @@ public final class Direction implements DemandRegistry.Route {
         h.set(FederationHeaders.HOPS, Integer.toString(FederationHeaders.parsePath(path).size()));
         if (in.get(FederationHeaders.FEDERATION_ID) == null) {
             h.set(FederationHeaders.FEDERATION_ID, hop + ":" + m.messageId());
+        }
+        if (oldPath != null && FederationHeaders.parsePath(oldPath).contains(targetKey)) {
+            // Going back toward a broker it came from: a replay (the source allowed it: no consumer here).
+            String n = in.get(FederationHeaders.REPLAYS);
+            h.set(FederationHeaders.REPLAYS, Integer.toString(n == null ? 1 : Integer.parseInt(n) + 1));
         }
         return new StompFrame(StompCommand.SEND, h, m.body());
     }
