@@ -47,7 +47,7 @@ class ConditionalFiltersProviderTest {
     void shouldRejectBadValuesNamingTheOption() {
         assertThatThrownBy(() -> provider.create(Map.of("replayWhenNoConsumers", "yes"), "network connector URI 'x'"))
                 .hasMessageContaining("replayWhenNoConsumers").hasMessageContaining("'yes'");
-        assertThatThrownBy(() -> provider.create(Map.of("rateLimit", "-5"), "ctx")).hasMessageContaining("rateLimit must be >= 0");
+        assertThatThrownBy(() -> provider.create(Map.of("rateLimit", "-5"), "ctx")).hasMessageContaining("option 'rateLimit' in ctx must be >= 0");
         assertThatThrownBy(() -> provider.create(Map.of("rateLimit", "5", "rateDuration", "0"), "ctx"))
                 .hasMessageContaining("rateDuration must be > 0");
     }
