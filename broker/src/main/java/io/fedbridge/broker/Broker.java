@@ -73,7 +73,13 @@ public final class Broker implements AutoCloseable {
                 NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
                 new DefaultThreadFactory("fedbridge-" + config.name() + "-io"), NioIoHandler.newFactory());
-        this.core = new BrokerCore(config, id, store, Clock.systemUTC(), openDedupeWindow(config), workers);
+        try {
+            this.core = new BrokerCore(config, id, store, Clock.systemUTC(), openDedupeWindow(config), workers);
+        } catch (RuntimeException e) {
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
     }
 
     /**
