@@ -77,7 +77,8 @@ public final class BrokerCore {
         }
         wild.sort(Comparator.comparingInt((DestinationPolicy p) -> p.pattern().length()).reversed());
         this.wildcardPolicies = List.copyOf(wild);
-        this.idPrefix = "ID:" + config.name() + "-" + Long.toString(clock.millis(), 36) + "-";
+        // No ':' (or other escaped characters) in ids: they are written in every MESSAGE header.
+        this.idPrefix = "ID-" + config.name() + "-" + Long.toString(clock.millis(), 36) + "-";
         recover();
         this.sequence = new AtomicLong(Math.max(store.lastSequence(), 0));
     }

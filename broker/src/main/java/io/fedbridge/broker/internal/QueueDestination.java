@@ -43,6 +43,8 @@ final class QueueDestination {
     private long heldBytes;
     private boolean deleted;
     private boolean replayCheckScheduled;
+    /** Set by pick: whether any consumer had room (so a null pick meant "selectors refuse", not "full"). */
+    private boolean pickSawRoom;
     private volatile int pendingSnapshot;
 
     QueueDestination(BrokerCore core, String name, String storeKey, DestinationPolicy policy) {
@@ -236,9 +238,6 @@ final class QueueDestination {
                 forget(e);
                 continue;
             }
-            if (e.storeKey != null && e.message.persistent) {
-                core.store.updateRedeliveryCount(e.storeKey, e.message.sequence, e.redeliveryCount);
-            }
             pending[e.message.priority].addFirst(e);
             pendingCount++;
         }
@@ -283,13 +282,18 @@ final class QueueDestination {
                 }
                 ServerConsumer c = pick(e, now);
                 if (c == null) {
-                    if (!anyCapacity()) {
-                        return;
+                    if (!pickSawRoom) {
+                        return; // nobody has room: keep order, wait for an ack or a writable connection
                     }
-                    continue; // no consumer with room wants this one; later messages may still go
+                    continue; // consumers with room exist but their selectors refuse this one; later ones may go
                 }
                 it.remove();
                 pendingCount--;
+                if (!c.autoAck() && e.storeKey != null && e.message.persistent && core.store.isPersistent()) {
+                    // Count the delivery before it happens: a crash before the ack then shows as a redelivery
+                    // after restart (and counts toward maxRedeliveries), never as a first delivery.
+                    core.store.updateRedeliveryCount(e.storeKey, e.message.sequence, e.redeliveryCount + 1);
+                }
                 c.deliver(e);
                 if (c.autoAck()) {
                     dequeued++;
@@ -307,6 +311,7 @@ final class QueueDestination {
         int n = activeCount();
         ServerConsumer best = null;
         int bestIndex = -1;
+        pickSawRoom = false;
         for (int i = 0; i < n; i++) {
             int idx = (roundRobin + i) % n;
             ServerConsumer c = consumers.get(idx);
@@ -316,7 +321,9 @@ final class QueueDestination {
             if (c.network && (policy.isLocalOnly() || policy.localDeliveryPreferred() && hasLocalConsumer())) {
                 continue;
             }
-            if (c.hasCapacity() && (c.accepts(e.message) || c.network && c.acceptsAsReplay(e, this, now))) {
+            boolean room = c.hasCapacity();
+            pickSawRoom |= room;
+            if (room && (c.accepts(e.message) || c.network && c.acceptsAsReplay(e, this, now))) {
                 best = c;
                 bestIndex = idx;
             }
@@ -350,15 +357,6 @@ final class QueueDestination {
     private int activeCount() {
         int max = policy.maxNumActiveConsumers();
         return max == -1 ? consumers.size() : Math.min(max, consumers.size());
-    }
-
-    private boolean anyCapacity() {
-        for (int i = 0, n = activeCount(); i < n; i++) {
-            if (consumers.get(i).hasCapacity()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Drops everything (a subscription that ended, a durable subscription removed). */

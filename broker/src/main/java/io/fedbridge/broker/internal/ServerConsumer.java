@@ -104,7 +104,7 @@ final class ServerConsumer {
     }
 
     String ackId(long tag) {
-        return number + ":" + tag;
+        return number + "-" + tag;
     }
 
     /** Looks up an inflight delivery by message id (STOMP 1.0/1.1 acks); -1 if absent. */

@@ -330,16 +330,19 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private static final java.util.Set<String> NOT_STORED = java.util.Set.of(StompHeaders.RECEIPT, StompHeaders.TRANSACTION,
+            StompHeaders.CONTENT_LENGTH, StompHeaders.MESSAGE_ID, StompHeaders.SUBSCRIPTION, StompHeaders.ACK,
+            StompHeaders.REDELIVERED, StompHeaders.REDELIVERY_COUNT);
+
+    /** The headers a message keeps: the SEND's, minus the frame-level ones, in one pass. */
     private static StompHeaders messageHeaders(StompFrame f) {
-        StompHeaders h = f.headers().copy();
-        h.remove(StompHeaders.RECEIPT);
-        h.remove(StompHeaders.TRANSACTION);
-        h.remove(StompHeaders.CONTENT_LENGTH);
-        h.remove(StompHeaders.MESSAGE_ID);
-        h.remove(StompHeaders.SUBSCRIPTION);
-        h.remove(StompHeaders.ACK);
-        h.remove(StompHeaders.REDELIVERED);
-        h.remove(StompHeaders.REDELIVERY_COUNT);
+        StompHeaders in = f.headers();
+        StompHeaders h = new StompHeaders(in.size());
+        for (int i = 0; i < in.size(); i++) {
+            if (!NOT_STORED.contains(in.name(i))) {
+                h.add(in.name(i), in.value(i));
+            }
+        }
         return h;
     }
 
@@ -544,7 +547,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         ServerConsumer c = null;
         long tag = -1;
         if (id != null) {
-            int colon = id.indexOf(':');
+            int colon = id.indexOf('-');
             if (colon > 0) {
                 try {
                     c = consumersByNumber.get(Integer.parseInt(id.substring(0, colon)));
@@ -557,7 +560,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         if (c == null) {
             // STOMP 1.0/1.1 style: message-id (+ subscription).
             String messageId = f.header(StompHeaders.MESSAGE_ID);
-            if (messageId == null && id != null && !id.contains(":")) {
+            if (messageId == null && id != null) {
                 messageId = id;
             }
             if (messageId != null) {

@@ -67,7 +67,7 @@ class BrokerCrashIT extends BrokerTestSupport {
     }
 
     /** One MESSAGE as the test saw it; {@code run} counts broker starts on the data directory. */
-    private record Delivery(long seq, int redeliveryCount, int run) {
+    private record Delivery(long seq, int redeliveryCount, int run, String messageId) {
     }
 
     @Test
@@ -105,7 +105,7 @@ class BrokerCrashIT extends BrokerTestSupport {
         for (String q : QUEUES) {
             Ledger l = ledgers.get(q);
             List<Long> seqs = delivered.get(q).stream().map(Delivery::seq).toList();
-            assertStrictlyIncreasing(q + " after the last restart", seqs);
+            assertStrictlyIncreasing(q + " after the last restart", delivered.get(q));
             assertThat(missing(l.receipted, seqs)).as("receipted sends to %s never delivered", q).isEmpty();
             assertThat(missing(new HashSet<>(seqs), l.sent)).as("messages on %s the test never sent", q).isEmpty();
         }
@@ -145,7 +145,7 @@ class BrokerCrashIT extends BrokerTestSupport {
                 for (String q : QUEUES) {
                     consumer.subscribeAndWait(SubscriptionRequest.builder(q).ackMode(AckMode.CLIENT_INDIVIDUAL).build(), m -> {
                         long seq = seq(m);
-                        delivered.get(q).add(new Delivery(seq, m.redeliveryCount(), thisRun));
+                        delivered.get(q).add(new Delivery(seq, m.redeliveryCount(), thisRun, m.messageId()));
                         // One message in ten stays unacknowledged (inflight) until the kill, on its first delivery only.
                         if (seq % 10 == 7 && leftUnacked.get(q).putIfAbsent(seq, thisRun) == null) {
                             return;
@@ -184,7 +184,7 @@ class BrokerCrashIT extends BrokerTestSupport {
             List<Delivery> all = delivered.get(q);
             for (int run = 1; run <= KILLS + 1; run++) {
                 int r = run;
-                assertStrictlyIncreasing(q + " in run " + run, all.stream().filter(d -> d.run() == r).map(Delivery::seq).toList());
+                assertStrictlyIncreasing(q + " in run " + run, all.stream().filter(d -> d.run() == r).toList());
             }
             Map<Long, Integer> acked = ackReceipted.get(q);
             List<Delivery> afterReceiptedAck = all.stream()
@@ -320,7 +320,7 @@ class BrokerCrashIT extends BrokerTestSupport {
                 if (m.header(FENCE) != null) {
                     fence.complete(null);
                 } else {
-                    l.add(new Delivery(seq(m), m.redeliveryCount(), run));
+                    l.add(new Delivery(seq(m), m.redeliveryCount(), run, m.messageId()));
                 }
             }, WAIT);
         }
@@ -330,11 +330,14 @@ class BrokerCrashIT extends BrokerTestSupport {
         return delivered;
     }
 
-    private static void assertStrictlyIncreasing(String what, List<Long> seqs) {
-        for (int i = 1; i < seqs.size(); i++) {
-            if (seqs.get(i) <= seqs.get(i - 1)) {
-                throw new AssertionError("seqs on " + what + " must be strictly increasing, but #" + i + " is " + seqs.get(i)
-                        + " after " + seqs.get(i - 1) + "; around it: " + seqs.subList(Math.max(0, i - 5), Math.min(seqs.size(), i + 5)));
+    private static void assertStrictlyIncreasing(String what, List<Delivery> deliveries) {
+        for (int i = 1; i < deliveries.size(); i++) {
+            if (deliveries.get(i).seq() <= deliveries.get(i - 1).seq()) {
+                long seq = deliveries.get(i).seq();
+                throw new AssertionError("seqs on " + what + " must be strictly increasing, but delivery #" + i + " is " + seq
+                        + " after " + deliveries.get(i - 1).seq() + "; around it: "
+                        + deliveries.subList(Math.max(0, i - 3), Math.min(deliveries.size(), i + 3)) + "; every delivery of " + seq
+                        + " there: " + deliveries.stream().filter(d -> d.seq() == seq).toList());
             }
         }
     }
