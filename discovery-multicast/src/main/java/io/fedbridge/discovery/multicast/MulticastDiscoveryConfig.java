@@ -1,0 +1,264 @@
+package io.fedbridge.discovery.multicast;
+
+import io.fedbridge.core.ReconnectConfig;
+import io.fedbridge.core.uri.UriOptions;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * How a {@link MulticastDiscoveryAgent} announces its broker and finds the others. URI form, with every option:
+ *
+ * <pre>{@code
+ * multicast://239.255.2.3:6155?group=orders&interface=eth0&heartbeatInterval=500ms&expiry=10&timeToLive=1
+ *         &advertise=true&discover=true&initialReconnectDelay=1s&maxReconnectDelay=30s
+ * }</pre>
+ *
+ * @param group             brokers announce and listen within a group; other groups on the same address and port
+ *                          are ignored. Letters, digits, '.', '_' and '-', 1 to 64 of them (default {@code default},
+ *                          as ActiveMQ)
+ * @param address           the IPv4 multicast address (default {@code 239.255.2.3}, as ActiveMQ; the URI host
+ *                          {@code default} means it too)
+ * @param port              the UDP port (default 6155)
+ * @param networkInterface  the interface to announce and listen on, by name ({@code eth0}) or IPv4 address; null
+ *                          (the default) means the loopback interface, so only brokers on this machine find each
+ *                          other until an interface is chosen (URI option {@code interface})
+ * @param heartbeatInterval how often the broker announces itself (default 500 ms, as ActiveMQ's
+ *                          {@code keepAliveInterval}, which the URI accepts too)
+ * @param expiry            a peer is dropped after this many of its heartbeat intervals without an announcement
+ *                          (default 10, as ActiveMQ)
+ * @param timeToLive        {@code IP_MULTICAST_TTL} of announcements, 0 to 255 (default 1: the local network only)
+ * @param advertise         announce this broker (default true); false: find peers without being found
+ * @param discover          listen for peers and bridge to them (default true); false: be found without bridging
+ *                          out
+ * @param reconnect         back-off before bridging to a peer again after its link failed, and when to give up
+ */
+public record MulticastDiscoveryConfig(String group, InetAddress address, int port, String networkInterface,
+                                       Duration heartbeatInterval, int expiry, int timeToLive, boolean advertise,
+                                       boolean discover, ReconnectConfig reconnect) {
+
+    /** ActiveMQ's default group address, also meant by the URI host {@code default}. */
+    public static final String DEFAULT_ADDRESS = "239.255.2.3";
+
+    /** ActiveMQ's default port. */
+    public static final int DEFAULT_PORT = 6155;
+
+    /** The options of the agent itself, as they appear on a URI; the reconnect options come on top. */
+    public static final Set<String> OWN_OPTION_NAMES = Set.of("group", "interface", "heartbeatInterval",
+            "keepAliveInterval", "expiry", "timeToLive", "advertise", "discover");
+
+    /** Every option a {@code multicast://} URI may carry besides the bridge options. */
+    public static final Set<String> OPTION_NAMES = union(OWN_OPTION_NAMES, ReconnectConfig.OPTION_NAMES);
+
+    private static final Pattern GROUP = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final Pattern IPV4_LITERAL = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+    private static final Duration MIN_HEARTBEAT_INTERVAL = Duration.ofMillis(10);
+    private static final Duration MAX_HEARTBEAT_INTERVAL = Duration.ofHours(1);
+
+    public MulticastDiscoveryConfig {
+        if (group == null || !GROUP.matcher(group).matches()) {
+            throw new IllegalArgumentException("group must be 1-64 letters, digits, '.', '_' or '-', but was "
+                    + (group == null ? "null" : "'" + group + "'"));
+        }
+        if (!(address instanceof Inet4Address) || !address.isMulticastAddress()) {
+            throw new IllegalArgumentException("address must be an IPv4 multicast address (224.0.0.0 to "
+                    + "239.255.255.255), but was " + (address == null ? "null" : address.getHostAddress()));
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port must be 1 to 65535, but was " + port);
+        }
+        if (networkInterface != null && networkInterface.isBlank()) {
+            throw new IllegalArgumentException("interface must be an interface name or IPv4 address, but was '"
+                    + networkInterface + "'");
+        }
+        if (heartbeatInterval == null || heartbeatInterval.compareTo(MIN_HEARTBEAT_INTERVAL) < 0
+                || heartbeatInterval.compareTo(MAX_HEARTBEAT_INTERVAL) > 0) {
+            throw new IllegalArgumentException("heartbeatInterval must be " + MIN_HEARTBEAT_INTERVAL.toMillis() + " ms to "
+                    + MAX_HEARTBEAT_INTERVAL + ", but was " + heartbeatInterval);
+        }
+        if (heartbeatInterval.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("heartbeatInterval must be whole milliseconds, but was " + heartbeatInterval);
+        }
+        if (expiry < 1) {
+            throw new IllegalArgumentException("expiry must be >= 1 (missed heartbeats), but was " + expiry);
+        }
+        if (timeToLive < 0 || timeToLive > 255) {
+            throw new IllegalArgumentException("timeToLive must be 0 to 255, but was " + timeToLive);
+        }
+        if (!advertise && !discover) {
+            throw new IllegalArgumentException("advertise and discover must not both be false: the agent would do nothing");
+        }
+        Objects.requireNonNull(reconnect, "reconnect");
+    }
+
+    public static MulticastDiscoveryConfig ofDefaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder().group(group).address(address).port(port).networkInterface(networkInterface)
+                .heartbeatInterval(heartbeatInterval).expiry(expiry).timeToLive(timeToLive).advertise(advertise)
+                .discover(discover).reconnect(reconnect);
+    }
+
+    /** The address as a string, e.g. {@code 239.255.2.3:6155}. */
+    public String endpoint() {
+        return address.getHostAddress() + ":" + port;
+    }
+
+    /** How long a peer may stay silent before it expires, if it announces every {@code peerInterval}. */
+    public Duration expiryAfter(Duration peerInterval) {
+        return peerInterval.multipliedBy(expiry);
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new HashSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
+    }
+
+    public static final class Builder {
+        private String group = "default";
+        private InetAddress address = literal(DEFAULT_ADDRESS);
+        private int port = DEFAULT_PORT;
+        private String networkInterface;
+        private Duration heartbeatInterval = Duration.ofMillis(500);
+        private String heartbeatOption;
+        private int expiry = 10;
+        private int timeToLive = 1;
+        private boolean advertise = true;
+        private boolean discover = true;
+        private ReconnectConfig.Builder reconnect = ReconnectConfig.builder();
+
+        private Builder() {
+        }
+
+        /**
+         * Binds this agent's options and the reconnect options; the caller calls {@link UriOptions#finish()}.
+         * {@code heartbeatInterval} and ActiveMQ's {@code keepAliveInterval} set the same thing: give one.
+         */
+        public Builder bind(UriOptions options) {
+            options.string("group", this::group)
+                    .string("interface", this::networkInterface)
+                    .durationMillis("heartbeatInterval", d -> heartbeatOption("heartbeatInterval", d))
+                    .durationMillis("keepAliveInterval", d -> heartbeatOption("keepAliveInterval", d))
+                    .integer("expiry", this::expiry)
+                    .integer("timeToLive", this::timeToLive)
+                    .bool("advertise", this::advertise)
+                    .bool("discover", this::discover);
+            reconnect.bind(options);
+            return this;
+        }
+
+        private void heartbeatOption(String key, Duration d) {
+            if (heartbeatOption != null) {
+                throw new IllegalArgumentException("give either heartbeatInterval or keepAliveInterval, not both");
+            }
+            heartbeatOption = key;
+            heartbeatInterval(d);
+        }
+
+        public Builder group(String group) {
+            this.group = group;
+            return this;
+        }
+
+        public Builder address(InetAddress address) {
+            this.address = address;
+            return this;
+        }
+
+        /**
+         * The group address as an IPv4 literal, or {@code default} for {@value #DEFAULT_ADDRESS}. Host names are not
+         * looked up.
+         */
+        public Builder address(String address) {
+            if ("default".equalsIgnoreCase(address)) {
+                return address(literal(DEFAULT_ADDRESS));
+            }
+            InetAddress parsed = literal(address);
+            if (parsed == null) {
+                throw new IllegalArgumentException("address must be an IPv4 multicast address such as " + DEFAULT_ADDRESS
+                        + ", or 'default', but was " + (address == null ? "null" : "'" + address + "'"));
+            }
+            return address(parsed);
+        }
+
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** By name or IPv4 address; null: the loopback interface. */
+        public Builder networkInterface(String networkInterface) {
+            this.networkInterface = networkInterface;
+            return this;
+        }
+
+        public Builder heartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+            return this;
+        }
+
+        public Builder expiry(int expiry) {
+            this.expiry = expiry;
+            return this;
+        }
+
+        public Builder timeToLive(int timeToLive) {
+            this.timeToLive = timeToLive;
+            return this;
+        }
+
+        public Builder advertise(boolean advertise) {
+            this.advertise = advertise;
+            return this;
+        }
+
+        public Builder discover(boolean discover) {
+            this.discover = discover;
+            return this;
+        }
+
+        public Builder reconnect(ReconnectConfig reconnect) {
+            this.reconnect = Objects.requireNonNull(reconnect, "reconnect").toBuilder();
+            return this;
+        }
+
+        /** @throws IllegalArgumentException for an invalid value or conflicting options, naming them */
+        public MulticastDiscoveryConfig build() {
+            return new MulticastDiscoveryConfig(group, address, port, networkInterface, heartbeatInterval, expiry,
+                    timeToLive, advertise, discover, reconnect.build());
+        }
+
+        /** Parses a dotted quad without ever looking a name up; null if {@code ipv4} is not one. */
+        private static InetAddress literal(String ipv4) {
+            if (ipv4 == null || !IPV4_LITERAL.matcher(ipv4).matches()) {
+                return null;
+            }
+            String[] parts = ipv4.split("\\.");
+            byte[] bytes = new byte[4];
+            for (int i = 0; i < 4; i++) {
+                int octet = Integer.parseInt(parts[i]);
+                if (octet > 255) {
+                    return null;
+                }
+                bytes[i] = (byte) octet;
+            }
+            try {
+                return InetAddress.getByAddress(bytes);
+            } catch (UnknownHostException e) {
+                throw new IllegalStateException("4 bytes are an IPv4 address", e);
+            }
+        }
+    }
+}

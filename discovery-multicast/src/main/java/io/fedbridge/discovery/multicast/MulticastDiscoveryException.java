@@ -1,0 +1,11 @@
+package io.fedbridge.discovery.multicast;
+
+/** Multicast discovery could not start: no such interface, the port cannot be bound, the group cannot be joined. */
+public final class MulticastDiscoveryException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    public MulticastDiscoveryException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}
