@@ -110,7 +110,13 @@ public final class NetworkConnector implements AutoCloseable {
             throw e;
         }
         NetworkConnector nc = new NetworkConnector(uri, template, agent, scheduler);
-        agent.start(nc.new Listener());
+        try {
+            agent.start(nc.new Listener());
+        } catch (RuntimeException e) {
+            agent.close();
+            scheduler.shutdownNow();
+            throw e;
+        }
         LOG.info("network connector {} started", uri);
         return nc;
     }
@@ -166,6 +172,11 @@ public final class NetworkConnector implements AutoCloseable {
 
     public CompositeUri uri() {
         return uri;
+    }
+
+    /** The discovery agent (for its own counters, e.g. the multicast agent's). */
+    public DiscoveryAgent agent() {
+        return agent;
     }
 
     /** The bridges running now, one per peer. */
