@@ -1,0 +1,31 @@
+package io.fedbridge.benchmarks;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The benchmark command line.
+ *
+ * <pre>
+ * mvn -q -pl benchmarks -am package -DskipTests
+ * java -jar benchmarks/target/fedbridge-benchmarks.jar throughput [--runs 3] [--messages N] [--size 1024]
+ *      [--rate 1000] [--targets fedbridge,activemq,relay]
+ * </pre>
+ */
+@Command(name = "fedbridge-benchmarks", mixinStandardHelpOptions = true, version = "fedbridge benchmarks 0.1",
+        description = "End-to-end benchmarks of fedbridge, side by side with ActiveMQ Classic and a bare STOMP relay.",
+        subcommands = {ThroughputCommand.class, CommandLine.HelpCommand.class})
+public final class BenchmarkMain implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BenchmarkMain()).execute(args));
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

@@ -1,0 +1,93 @@
+package io.fedbridge.benchmarks;
+
+import io.fedbridge.broker.Broker;
+import io.fedbridge.broker.BrokerConfig;
+import io.fedbridge.core.bridge.BridgeState;
+import io.fedbridge.core.bridge.BridgeStats;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Child JVM: a fedbridge broker node listening on {@code tcp://127.0.0.1:0}. Prints
+ * {@code READY tcp://127.0.0.1:PORT startMicros=T} and runs until its stdin closes.
+ *
+ * <p>Options (all optional; without any, a broker with its defaults, as the {@code throughput} benchmark uses):
+ * <ul>
+ *   <li>{@code --name NAME}: the broker name (default {@code bench});</li>
+ *   <li>{@code --data DIR}: persistent messages are kept in DIR ({@code BrokerConfig.dataDirectory}, the default
+ *       durability: SYNC);</li>
+ *   <li>{@code --network-connector URI} (repeatable): a bridge, e.g. {@code static:(tcp://127.0.0.1:PORT)};</li>
+ *   <li>{@code --watch-bridges}: note when the number of bridges UP changes, every millisecond.</li>
+ * </ul>
+ * Commands on stdin: {@code stats} answers {@code STATS up=N bridges=N forwarded=N acked=N pending=N
+ * duplicates=N networkSubscriptions=N remoteConsumers=N [upChangedMicros=T]}, summed over every bridge.
+ * {@code startMicros} is the wall clock (µs since the epoch) just before {@code Broker.start}.
+ */
+public final class FedbridgeBrokerMain {
+
+    private FedbridgeBrokerMain() {
+    }
+
+    public static void main(String[] args) {
+        String name = "bench";
+        Path data = null;
+        boolean watch = false;
+        List<String> connectors = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--name" -> name = args[++i];
+                case "--data" -> data = Path.of(args[++i]);
+                case "--network-connector" -> connectors.add(args[++i]);
+                case "--watch-bridges" -> watch = true;
+                default -> {
+                    System.out.println("ERROR unknown option '" + args[i] + "'; valid: --name, --data, --network-connector, --watch-bridges");
+                    System.exit(2);
+                }
+            }
+        }
+        BrokerConfig.Builder config = BrokerConfig.builder(name).listen("tcp://127.0.0.1:0").dataDirectory(data);
+        connectors.forEach(config::networkConnector);
+        long startMicros = BridgeWatch.nowMicros();
+        Broker broker = Broker.start(config.build());
+        Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "fedbridge-bench-broker-stop"));
+        BridgeWatch watcher = watch ? BridgeWatch.start(() -> up(broker.bridges())) : null;
+        ChildProtocol.ready(broker.connectUris().get(0) + " startMicros=" + startMicros);
+        ChildProtocol.serve(command -> switch (command) {
+            case "stats" -> stats(broker.bridges()) + (watcher != null ? " " + watcher.describe() : "");
+            default -> "ERROR unknown command '" + command + "'";
+        });
+        broker.close();
+        System.exit(0);
+    }
+
+    private static int up(List<BridgeStats> bridges) {
+        int n = 0;
+        for (BridgeStats s : bridges) {
+            if (s.state() == BridgeState.UP) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static String stats(List<BridgeStats> bridges) {
+        long forwarded = 0;
+        long acked = 0;
+        long pending = 0;
+        long duplicates = 0;
+        long subs = 0;
+        long consumers = 0;
+        for (BridgeStats s : bridges) {
+            forwarded += s.forwarded();
+            acked += s.acked();
+            pending += s.pending();
+            duplicates += s.duplicates();
+            subs += s.networkSubscriptions();
+            consumers += s.remoteConsumers();
+        }
+        return "STATS up=" + up(bridges) + " bridges=" + bridges.size() + " forwarded=" + forwarded + " acked=" + acked
+                + " pending=" + pending + " duplicates=" + duplicates + " networkSubscriptions=" + subs
+                + " remoteConsumers=" + consumers;
+    }
+}

@@ -1,0 +1,51 @@
+package io.fedbridge.benchmarks;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Locale;
+import java.util.Properties;
+
+/** What a benchmark run is pointed at; each runs in its own child JVM. */
+enum Target {
+    FEDBRIDGE("fedbridge", "fedbridge", FedbridgeBrokerMain.class),
+    ACTIVEMQ("activemq", "ActiveMQ " + activeMqVersion(), ActiveMqBrokerMain.class),
+    RELAY("relay", "relay ceiling", RelayMain.class);
+
+    final String key;
+    final String title;
+    final Class<?> mainClass;
+
+    Target(String key, String title, Class<?> mainClass) {
+        this.key = key;
+        this.title = title;
+        this.mainClass = mainClass;
+    }
+
+    static Target of(String key) {
+        for (Target t : values()) {
+            if (t.key.equals(key.trim().toLowerCase(Locale.ROOT))) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("target must be one of fedbridge, activemq, relay, but was '" + key + "'");
+    }
+
+    /** From the jar's Maven metadata (the shaded jar has no ActiveMQ manifest to ask). */
+    private static String activeMqVersion() {
+        try (InputStream in = Target.class.getResourceAsStream("/META-INF/maven/org.apache.activemq/activemq-broker/pom.properties")) {
+            if (in != null) {
+                Properties p = new Properties();
+                p.load(in);
+                return p.getProperty("version", "Classic");
+            }
+        } catch (IOException e) {
+            // fall through
+        }
+        return "Classic";
+    }
+
+    @Override
+    public String toString() {
+        return key;
+    }
+}
