@@ -56,6 +56,16 @@ public final class FederationHeaders {
     public static final String CONSUMER_ADDED = "consumer-added";
     public static final String CONSUMER_REMOVED = "consumer-removed";
 
+    /**
+     * CONNECTED, and messages on {@link #CLUSTER_TOPIC}: the client connector URIs of this broker (first) and of
+     * the brokers it is bridged with, comma-separated. Failover clients add them to their list.
+     */
+    public static final String CLUSTER_URIS = "fedbridge-cluster-uris";
+    /** On a {@link #CLUSTER_TOPIC} message, "true": clients should spread out again over the list. */
+    public static final String CLUSTER_REBALANCE = "fedbridge-cluster-rebalance";
+    /** A subscriber first gets the current cluster list, then one message per change. */
+    public static final String CLUSTER_TOPIC = "/topic/fedbridge.advisory.cluster";
+
     /** Splits a comma-separated broker path; empty for null or blank. */
     public static java.util.List<String> parsePath(String path) {
         if (path == null || path.isBlank()) {

@@ -209,10 +209,35 @@ public final class Broker implements AutoCloseable {
         jmxRefresh = workers.next().scheduleAtFixedRate(() -> {
             try {
                 jmx.refresh();
+                core.updateCluster(clusterUris(), false);
             } catch (RuntimeException e) {
-                LOG.debug("broker {}: JMX refresh failed: {}", config.name(), e.toString());
+                LOG.debug("broker {}: housekeeping failed: {}", config.name(), e.toString());
             }
         }, 1, 1, TimeUnit.SECONDS);
+        core.updateCluster(clusterUris(), false);
+    }
+
+    /**
+     * This broker's client URIs first, then those of the peers its bridges are up to: what failover clients are
+     * told in CONNECTED and on {@code /topic/fedbridge.advisory.cluster} (checked every second).
+     */
+    public String clusterUris() {
+        java.util.LinkedHashSet<String> uris = new java.util.LinkedHashSet<>(connectUris);
+        java.util.TreeSet<String> peers = new java.util.TreeSet<>(); // sorted: a stable list changes only when the cluster does
+        for (NetworkConnector nc : networkConnectors) {
+            for (io.fedbridge.core.bridge.FederationBridge b : nc.bridges()) {
+                if (b.state() == io.fedbridge.core.bridge.BridgeState.UP) {
+                    peers.add(CompositeUri.parse(b.config().remoteUri()).withoutOptions().toUnmaskedString());
+                }
+            }
+        }
+        uris.addAll(peers);
+        return String.join(",", uris);
+    }
+
+    /** Tells connected failover clients to spread out again over the cluster list. */
+    public void rebalanceClients() {
+        core.updateCluster(clusterUris(), true);
     }
 
     /** The broker's JMX beans (refreshed every second); null before start completes. */

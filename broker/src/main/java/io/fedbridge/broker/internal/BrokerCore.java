@@ -462,6 +462,46 @@ public final class BrokerCore {
         }
     }
 
+    private volatile String clusterUris = "";
+
+    /** The cluster list announced in CONNECTED and on the cluster topic. */
+    String clusterUris() {
+        return clusterUris;
+    }
+
+    /**
+     * Updates the cluster list; if it changed (or a rebalance is asked for), publishes it to the subscribers of
+     * {@link io.fedbridge.core.FederationHeaders#CLUSTER_TOPIC}.
+     */
+    public void updateCluster(String uris, boolean rebalance) {
+        synchronized (advisories) {
+            if (uris.equals(clusterUris) && !rebalance) {
+                return;
+            }
+            clusterUris = uris;
+            route(io.fedbridge.core.FederationHeaders.CLUSTER_TOPIC, clusterEvent(rebalance), new byte[0]);
+        }
+    }
+
+    private StompHeaders clusterEvent(boolean rebalance) {
+        StompHeaders h = StompHeaders.of(io.fedbridge.core.FederationHeaders.CLUSTER_URIS, clusterUris);
+        if (rebalance) {
+            h.add(io.fedbridge.core.FederationHeaders.CLUSTER_REBALANCE, "true");
+        }
+        return h;
+    }
+
+    /** Subscribes to the cluster topic and hands the subscriber the current list first. */
+    TopicRegistry.Registration subscribeCluster(String pattern, QueueDestination queue, DeliveryFilter filter) {
+        synchronized (advisories) {
+            TopicRegistry.Registration r = topics.subscribe(pattern, queue, filter);
+            BrokerMessage m = newMessage(io.fedbridge.core.FederationHeaders.CLUSTER_TOPIC, clusterEvent(false));
+            memory.reserve(m.size);
+            queue.enqueue(new QueueEntry(m, null, 0));
+            return r;
+        }
+    }
+
     /** Closes what the core owns (the dedupe window); the broker closes the store. */
     public void close() {
         dedupe.close();

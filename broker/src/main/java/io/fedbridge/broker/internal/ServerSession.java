@@ -256,6 +256,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(StompHeaders.HEART_BEAT, sendOffer + "," + receiveOffer);
         h.add(FederationHeaders.BROKER_ID, core.brokerId);
         h.add(FederationHeaders.BROKER_NAME, core.config.name());
+        h.add(FederationHeaders.CLUSTER_URIS, core.clusterUris());
         state = State.CONNECTED;
         ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));
         if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
@@ -428,6 +429,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             c = new ServerConsumer(this, number, id, dest, ack, null, selText, prefetch, priority, subQueue);
             if (network && core.policyFor(dest).isLocalOnly()) {
                 c.topicRegistration = new TopicRegistry.Registration(dest, subQueue, null); // never routed to: local only
+            } else if (dest.equals(FederationHeaders.CLUSTER_TOPIC)) {
+                c.topicRegistration = core.subscribeCluster(dest, subQueue, filter);
             } else {
                 c.topicRegistration = ConsumerAdvisories.isAdvisory(dest)
                         ? core.advisories.subscribe(dest, subQueue, filter)

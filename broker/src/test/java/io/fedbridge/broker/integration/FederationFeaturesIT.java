@@ -135,4 +135,26 @@ class FederationFeaturesIT extends BrokerTestSupport {
         assertThat(s.receive(Duration.ofMillis(300))).isNull();
         assertThat(b.duplicatesDropped()).isEqualTo(2);
     }
+
+    @Test
+    void shouldTellClientsTheClusterInConnectedAndOnTheClusterTopic() throws Exception {
+        Broker b = startBroker(BrokerConfig.builder("cl-B"));
+        Broker c = startBroker(BrokerConfig.builder("cl-C"));
+        Broker a = startBroker(BrokerConfig.builder("cl-A"));
+        assertThat(connect(a, "tcp").connectedHeaders().get(FederationHeaders.CLUSTER_URIS)).isEqualTo(tcp(a));
+        Subscription updates = connect(a, "tcp").subscribeAndWait(SubscriptionRequest.of(FederationHeaders.CLUSTER_TOPIC), null, WAIT);
+        assertThat(updates.receive(WAIT).header(FederationHeaders.CLUSTER_URIS)).as("the current list first").isEqualTo(tcp(a));
+        a.addNetworkConnector("static:(" + tcp(b) + "," + tcp(c) + ")?" + FAST);
+        String expected = tcp(a) + "," + tcp(b) + "," + tcp(c);
+        await("the list grows as bridges come up").atMost(WAIT).untilAsserted(() -> {
+            ReceivedMessage m = updates.receive(Duration.ofMillis(200));
+            assertThat(m).isNotNull();
+            assertThat(java.util.Set.of(m.header(FederationHeaders.CLUSTER_URIS).split(",")))
+                    .containsExactlyInAnyOrder(expected.split(","));
+        });
+        assertThat(connect(a, "tcp").connectedHeaders().get(FederationHeaders.CLUSTER_URIS)).startsWith(tcp(a) + ",");
+        a.rebalanceClients();
+        ReceivedMessage rebalance = updates.receive(WAIT);
+        assertThat(rebalance.header(FederationHeaders.CLUSTER_REBALANCE)).isEqualTo("true");
+    }
 }
