@@ -1,5 +1,6 @@
 package io.fedbridge.discovery.multicast;
 
+import io.fedbridge.core.testing.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package io.fedbridge.discovery.multicast;
+package io.fedbridge.core.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -17,23 +17,24 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A scheduler driven by the test: tasks run only in {@link #advance} / {@link #runDue}, on the test's thread, in
- * due order, and {@link #clock()} moves to each task's due time before it runs. One-shot tasks only (the agent
- * reschedules its heartbeat itself).
+ * A scheduler driven by the test: tasks run only in {@link #advance} / {@link #runDue}, on the test's thread,
+ * in due order, and the shared {@link #clock()} moves to each task's due time before it runs. Records every
+ * delay requested. Periodic scheduling is not supported (the agent does not use it).
  */
-final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final PriorityQueue<Task> queue = new PriorityQueue<>();
+    private final List<Long> requestedDelaysMillis = new ArrayList<>();
     private long sequence;
     private boolean shutdown;
 
-    Clock clock() {
+    public Clock clock() {
         return clock;
     }
 
     /** Moves time forward by {@code by}, running every task that falls due on the way. */
-    void advance(Duration by) {
+    public void advance(Duration by) {
         Instant target = clock.instant().plus(by);
         while (true) {
             Task next;
@@ -50,9 +51,36 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
         clock.set(target);
     }
 
-    /** Runs the tasks due now, including ones they schedule with no delay. */
-    void runDue() {
+    /** Runs the tasks due now (including ones they schedule with no delay). */
+    public void runDue() {
         advance(Duration.ZERO);
+    }
+
+    /** Moves time to the next task's due time and runs the tasks due then. */
+    public void runNext() {
+        Task next;
+        synchronized (this) {
+            next = queue.stream().filter(t -> !t.isCancelled()).min(Task::compareTo).orElse(null);
+        }
+        if (next == null) {
+            throw new AssertionError("no task scheduled");
+        }
+        advance(Duration.between(clock.instant(), next.due));
+    }
+
+    /** Every delay requested so far, in milliseconds, in request order. */
+    public synchronized List<Long> requestedDelaysMillis() {
+        return List.copyOf(requestedDelaysMillis);
+    }
+
+    /** The delays requested so far that were not zero. */
+    public synchronized List<Long> backOffDelaysMillis() {
+        return requestedDelaysMillis.stream().filter(d -> d > 0).toList();
+    }
+
+    /** Tasks scheduled and neither run nor cancelled. */
+    public synchronized long pendingTasks() {
+        return queue.stream().filter(t -> !t.isCancelled()).count();
     }
 
     @Override
@@ -60,7 +88,9 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
         if (shutdown) {
             throw new RejectedExecutionException("shut down");
         }
-        Task task = new Task(command, clock.instant().plusMillis(unit.toMillis(delay)), sequence++);
+        long millis = unit.toMillis(delay);
+        requestedDelaysMillis.add(millis);
+        Task task = new Task(command, clock.instant().plusMillis(millis), sequence++);
         queue.add(task);
         return task;
     }
@@ -180,15 +210,15 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
         }
     }
 
-    /** A clock the scheduler moves. */
-    static final class MutableClock extends Clock {
+    /** A clock the scheduler moves; tests may move it too. */
+    public static final class MutableClock extends Clock {
         private volatile Instant now;
 
-        MutableClock(Instant start) {
+        public MutableClock(Instant start) {
             now = start;
         }
 
-        void set(Instant instant) {
+        public void set(Instant instant) {
             now = instant;
         }
 
