@@ -111,4 +111,19 @@ class BridgeForwardingIT extends BrokerTestSupport {
         await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> onA.get() == 2 && onB.get() == 2);
         assertThat(fb.stats().forwarded()).isEqualTo(2);
     }
+
+    @Test
+    void shouldRunAsAStandaloneBridgeBetweenTwoRemoteBrokers() throws Exception {
+        // An embedder's bridge in a JVM that hosts neither broker: both ends over TCP.
+        Broker a = startBroker(BrokerConfig.builder("A5"));
+        Broker b = startBroker(BrokerConfig.builder("B5"));
+        FederationBridge fb = bridge(a, b, BridgeConfig.builder(a.connectUris().get(0), b.connectUris().get(0))
+                .heartBeat(Duration.ofSeconds(1)));
+        assertThat(fb.localBrokerId()).isEqualTo(a.id());
+        assertThat(fb.remoteBrokerId()).isEqualTo(b.id());
+        Subscription s = connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/standalone"), null, WAIT);
+        await().atMost(WAIT).until(() -> fb.stats().networkSubscriptions() == 1);
+        connect(a, "tcp").send(Message.builder("/queue/standalone").body("via tcp").persistent(true).build()).get();
+        assertThat(s.receive(WAIT).bodyAsString()).isEqualTo("via tcp");
+    }
 }
