@@ -53,6 +53,8 @@ public final class NetworkConnector implements AutoCloseable {
     private final DiscoveryAgent agent;
     private final ScheduledExecutorService scheduler;
     private final Map<String, FederationBridge> bridges = new ConcurrentHashMap<>();
+    /** The last stats of each peer's bridge once it went down, shown until a new bridge to that peer is up. */
+    private final Map<String, BridgeStats> lastDown = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     private NetworkConnector(CompositeUri uri, BridgeConfig template, DiscoveryAgent agent, ScheduledExecutorService scheduler) {
@@ -142,11 +144,15 @@ public final class NetworkConnector implements AutoCloseable {
             FederationBridge b = FederationBridge.start(cfg, new BridgeListener() {
                 @Override
                 public void linkUp(FederationBridge bridge) {
+                    lastDown.remove(peer.uri());
                     agent.peerConnected(peer);
                 }
 
                 @Override
                 public void linkDown(FederationBridge bridge, Throwable cause) {
+                    if (!closed && cause != null && !(cause instanceof FederationBridge.SelfConnectionException)) {
+                        lastDown.put(peer.uri(), bridge.stats());
+                    }
                     bridges.remove(peer.uri(), bridge);
                     if (closed || cause == null) {
                         return;
@@ -163,6 +169,7 @@ public final class NetworkConnector implements AutoCloseable {
 
         @Override
         public void peerLost(PeerInfo peer) {
+            lastDown.remove(peer.uri());
             FederationBridge b = bridges.remove(peer.uri());
             if (b != null) {
                 b.close();
@@ -184,11 +191,27 @@ public final class NetworkConnector implements AutoCloseable {
         return new ArrayList<>(bridges.values());
     }
 
+    /**
+     * One entry per peer: the running bridge's stats, or — while a peer's link is down and being retried —
+     * the last stats of its bridge (state {@link BridgeState#DOWN} with the last error), so a broken link is
+     * visible rather than missing. Counters start again with each new bridge.
+     */
     public List<BridgeStats> stats() {
         List<BridgeStats> l = new ArrayList<>();
-        for (FederationBridge b : bridges.values()) {
-            l.add(b.stats());
+        java.util.Set<String> shown = new java.util.HashSet<>();
+        for (Map.Entry<String, FederationBridge> e : bridges.entrySet()) {
+            BridgeStats s = e.getValue().stats();
+            if (s.state() == BridgeState.CONNECTING && lastDown.containsKey(e.getKey())) {
+                continue; // still retrying: show why it is down
+            }
+            l.add(s);
+            shown.add(e.getKey());
         }
+        lastDown.forEach((peer, s) -> {
+            if (!shown.contains(peer)) {
+                l.add(s);
+            }
+        });
         return l;
     }
 

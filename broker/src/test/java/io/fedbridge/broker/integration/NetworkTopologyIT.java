@@ -169,6 +169,8 @@ class NetworkTopologyIT extends BrokerTestSupport {
         a.addNetworkConnector("static:(" + lateUri + ")?" + FAST);
         await("the bridge keeps failing while the peer is down").during(Duration.ofMillis(300)).atMost(WAIT)
                 .until(() -> a.bridges().stream().noneMatch(s -> s.state() == BridgeState.UP));
+        await("the broken link is shown DOWN with its error, not missing").atMost(WAIT).until(() ->
+                a.bridges().stream().anyMatch(s -> s.state() == BridgeState.DOWN && s.lastError() != null));
         Broker late = startBroker(BrokerConfig.builder("late").listeners(List.of(lateUri)));
         awaitBridgesUp(a, 1);
         assertThat(late.isRunning()).isTrue();
