@@ -312,20 +312,31 @@ public final class BrokerCore {
         return advisories.size();
     }
 
+    /**
+     * Stores (if persistent) and enqueues a message. Messages enter a queue in the order they were accepted,
+     * whatever order their stores complete in: each waits for the one accepted before it.
+     */
     private CompletableFuture<Void> accept(QueueDestination q, BrokerMessage m) {
         memory.reserve(m.size);
-        if (q.storeKey == null || !m.persistent || !store.isPersistent()) {
-            q.enqueue(new QueueEntry(m, q.storeKey, 0));
-            return DONE;
-        }
-        StoredMessage stored = m.toStored(0);
-        return store.add(q.storeKey, stored).whenComplete((v, e) -> {
-            if (e == null) {
-                q.enqueue(new QueueEntry(m, q.storeKey, 0));
-            } else {
-                memory.release(m.size);
+        QueueEntry entry = new QueueEntry(m, q.storeKey, 0);
+        boolean durable = q.storeKey != null && m.persistent && store.isPersistent();
+        synchronized (q.arrivalLock) {
+            CompletableFuture<Void> before = q.lastArrival;
+            if (!durable && before.isDone()) {
+                q.enqueue(entry);
+                return DONE;
             }
-        });
+            CompletableFuture<Void> stored = durable ? store.add(q.storeKey, m.toStored(0)) : DONE;
+            q.lastArrival = before.handle((v, e) -> null).thenCombine(stored.handle((v, e) -> e), (ignored, failure) -> {
+                if (failure == null) {
+                    q.enqueue(entry);
+                } else {
+                    memory.release(m.size);
+                }
+                return null;
+            });
+            return stored;
+        }
     }
 
     /** Pauses a producer while any destination it sends to under FLOW_CONTROL is full. */

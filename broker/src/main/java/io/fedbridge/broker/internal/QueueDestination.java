@@ -43,6 +43,9 @@ final class QueueDestination {
     private long heldBytes;
     private boolean deleted;
     private boolean replayCheckScheduled;
+    /** Guards {@link #lastArrival}: the enqueue of the latest accepted message (see BrokerCore.accept). */
+    final Object arrivalLock = new Object();
+    CompletableFuture<Void> lastArrival = BrokerCore.DONE;
     /** Set by pick: whether any consumer had room (so a null pick meant "selectors refuse", not "full"). */
     private boolean pickSawRoom;
     private volatile int pendingSnapshot;

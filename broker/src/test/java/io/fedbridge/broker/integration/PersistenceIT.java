@@ -160,4 +160,21 @@ class PersistenceIT extends BrokerTestSupport {
             assertThatThrownBy(() -> start("lock2")).isInstanceOf(BrokerException.class).hasMessageContaining(data.toString());
         }
     }
+
+    @Test
+    void shouldEnqueuePipelinedPersistentSendsInTheOrderTheyWereSent() throws Exception {
+        try (Broker b = start("order")) {
+            Subscription s = client(b, null).subscribeAndWait(SubscriptionRequest.of("/queue/ordered"), null, WAIT);
+            StompConnection p = client(b, null);
+            List<CompletableFuture<Void>> sends = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                // persistent and not, interleaved: stores complete at their own pace, the queue keeps send order
+                sends.add(p.send(Message.builder("/queue/ordered").body("m" + i).persistent(i % 3 != 0).build()));
+            }
+            CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get();
+            for (int i = 0; i < 2000; i++) {
+                assertThat(s.receive(WAIT).bodyAsString()).isEqualTo("m" + i);
+            }
+        }
+    }
 }
