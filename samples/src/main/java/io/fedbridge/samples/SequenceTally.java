@@ -79,6 +79,19 @@ final class SequenceTally {
         return m.cardinality();
     }
 
+    /** Waits up to {@code timeout} until at least {@code count} distinct sequence numbers were received. */
+    synchronized boolean awaitDistinct(int count, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (distinct < count) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            wait(Math.max(1, left / 1_000_000));
+        }
+        return true;
+    }
+
     /**
      * Waits until every sequence number in {@code sent} was received, or until {@code idle} passes with no
      * delivery at all (counted from the call at the earliest). Returns how many are still missing.
