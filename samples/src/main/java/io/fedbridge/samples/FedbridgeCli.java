@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = FedbridgeCli.Version.class,
         description = "Federated STOMP 1.2 broker nodes.",
-        subcommands = {BrokerCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {BrokerCommand.class, DemoCommand.class, ProduceCommand.class, ConsumeCommand.class,
+            CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
