@@ -1,5 +1,6 @@
 package io.fedbridge.core;
 
+import io.fedbridge.core.tls.TlsConfig;
 import io.fedbridge.core.uri.CompositeUri;
 import io.fedbridge.core.uri.UriOptions;
 import java.time.Duration;
@@ -10,7 +11,7 @@ import java.util.Objects;
  * {@code tcp://127.0.0.1:61613?heartBeatSend=10s&login=app} with {@link #fromUri(String)}, or with the
  * builder.
  *
- * @param uri               {@code tcp://host:port} or {@code vm://name}
+ * @param uri               {@code tcp://host:port}, {@code ssl://host:port} or {@code vm://name}
  * @param login             STOMP {@code login}, or null
  * @param passcode          STOMP {@code passcode}, or null; never printed
  * @param host              the {@code host} header (virtual host), default the URI's host
@@ -20,10 +21,20 @@ import java.util.Objects;
  * @param closeTimeout      how long {@link StompConnection#close()} waits for the DISCONNECT receipt, default 5 s
  * @param limits            limits on frames received from the broker
  * @param clientId          the {@code client-id} header (durable subscriptions), or null
+ * @param tls               TLS settings for an {@code ssl://} URI (default {@link TlsConfig#ofDefaults()}: JDK trust,
+ *                          host-name verification on); always null for {@code tcp://} and {@code vm://}
  */
 public record ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
                            Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
-                           FrameLimits limits, String clientId) {
+                           FrameLimits limits, String clientId, TlsConfig tls) {
+
+    /** A plain-transport config, as before TLS existed: for {@code ssl://} the TLS defaults apply. */
+    public ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
+                        Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
+                        FrameLimits limits, String clientId) {
+        this(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout, closeTimeout, limits,
+                clientId, null);
+    }
 
     public ClientConfig {
         Objects.requireNonNull(uri, "uri");
@@ -34,6 +45,11 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         closeTimeout = positive("closeTimeout", closeTimeout, Duration.ofSeconds(5));
         limits = limits == null ? FrameLimits.ofDefaults() : limits;
         host = host == null ? uri.host() : host;
+        if (io.fedbridge.core.internal.Transports.isTls(uri)) {
+            tls = tls == null ? TlsConfig.ofDefaults() : tls;
+        } else {
+            tls = null; // a failover list may mix ssl:// and tcp:// brokers; TLS settings apply to the former only
+        }
     }
 
     private static Duration nonNegative(String name, Duration d, Duration dflt) {
@@ -67,7 +83,9 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
     /**
      * Parses a client URI. Options: {@code login}, {@code passcode}, {@code host}, {@code heartBeatSend},
      * {@code heartBeatReceive}, {@code connectTimeout}, {@code closeTimeout}, {@code clientId},
-     * {@code maxFrameSize}. Unknown options are an error listing these.
+     * {@code maxFrameSize}, and for {@code ssl://} URIs the TLS options of {@link TlsConfig} (e.g.
+     * {@code trustStore}, {@code trustStorePassword}, {@code keyStore}, {@code verifyHostName}). Unknown options
+     * are an error listing these.
      */
     public static ClientConfig fromUri(String uri) {
         CompositeUri parsed = CompositeUri.parse(uri);
@@ -91,6 +109,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         b.closeTimeout = closeTimeout;
         b.limits = limits;
         b.clientId = clientId;
+        b.tls = tls;
         return b;
     }
 
@@ -98,7 +117,8 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
     public String toString() {
         return "ClientConfig[uri=" + uri + ", login=" + login + ", passcode=" + (passcode == null ? null : "*****")
                 + ", host=" + host + ", heartBeatSend=" + heartBeatSend + ", heartBeatReceive=" + heartBeatReceive
-                + ", connectTimeout=" + connectTimeout + ", clientId=" + clientId + "]";
+                + ", connectTimeout=" + connectTimeout + ", clientId=" + clientId + (tls == null ? "" : ", tls=" + tls)
+                + "]";
     }
 
     public static final class Builder {
@@ -112,13 +132,21 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         private Duration closeTimeout;
         private FrameLimits limits;
         private String clientId;
+        private TlsConfig tls;
 
         private Builder(CompositeUri uri) {
             this.uri = uri;
         }
 
         void applyOptions(CompositeUri parsed, String context) {
-            UriOptions.bind(parsed.options(), context)
+            boolean tlsOptions = TlsConfig.hasTlsOptions(parsed.options());
+            if (tlsOptions && !io.fedbridge.core.internal.Transports.isTls(parsed)) {
+                throw new IllegalArgumentException("TLS options (" + String.join(", ", parsed.options().keySet().stream()
+                        .filter(TlsConfig.OPTION_NAMES::contains).toList()) + ") need an ssl:// URI, but " + context
+                        + " is " + parsed.scheme() + "://");
+            }
+            TlsConfig.Builder tlsBuilder = tls == null ? TlsConfig.builder() : tls.toBuilder();
+            tlsBuilder.bind(UriOptions.bind(parsed.options(), context))
                     .string("login", this::login)
                     .string("passcode", this::passcode)
                     .string("host", this::host)
@@ -129,6 +157,13 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
                     .durationMillis("closeTimeout", this::closeTimeout)
                     .integer("maxFrameSize", v -> limits = new FrameLimits(v, FrameLimits.DEFAULT_MAX_HEADERS, FrameLimits.DEFAULT_MAX_HEADER_LENGTH))
                     .finish();
+            if (tlsOptions) {
+                try {
+                    tls = tlsBuilder.build();
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("invalid TLS options in " + context + ": " + e.getMessage(), e);
+                }
+            }
         }
 
         public Builder uri(String uri) {
@@ -188,9 +223,15 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
             return this;
         }
 
+        /** TLS settings, used when the URI is {@code ssl://} (ignored otherwise); null for the defaults. */
+        public Builder tls(TlsConfig tls) {
+            this.tls = tls;
+            return this;
+        }
+
         public ClientConfig build() {
             return new ClientConfig(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout,
-                    closeTimeout, limits, clientId);
+                    closeTimeout, limits, clientId, tls);
         }
     }
 }

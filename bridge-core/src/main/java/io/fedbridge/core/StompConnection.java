@@ -111,6 +111,17 @@ public final class StompConnection implements AutoCloseable {
         Transports.connect(config.uri(), null, config.connectTimeout(), new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
+                if (config.tls() != null) {
+                    try {
+                        ch.pipeline().addLast(PipelineNames.TLS, io.fedbridge.core.tls.internal.SslContexts
+                                .newClientHandler(config.tls(), config.uri(), ch.alloc()));
+                    } catch (RuntimeException e) {
+                        connected.completeExceptionally(new StompException("could not connect to " + config.uri()
+                                + ": " + e.getMessage(), e));
+                        ch.close();
+                        return;
+                    }
+                }
                 ch.pipeline()
                         .addLast(PipelineNames.DECODER, new StompFrameDecoder(config.limits()))
                         .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE)

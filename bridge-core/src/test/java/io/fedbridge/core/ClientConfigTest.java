@@ -149,12 +149,14 @@ class ClientConfigTest {
     }
 
     @Test
-    void shouldRejectSslUntilItExists() {
-        assertThatThrownBy(() -> ClientConfig.fromUri("ssl://h:61614"))
+    void shouldAcceptSslWithTlsDefaultsAndRejectTlsOptionsOnTcp() {
+        assertThat(ClientConfig.fromUri("ssl://h:61614").tls().verifyHostName()).isTrue();
+        assertThat(ClientConfig.fromUri("tcp://h:61613").tls()).isNull();
+        assertThatThrownBy(() -> ClientConfig.fromUri("tcp://h:61613?trustStore=/x.p12"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("unsupported transport scheme 'ssl'")
-                .hasMessageContaining("ssl:// is not available yet")
-                .hasMessageContaining("supported schemes are: tcp, vm");
+                .hasMessageContaining("need an ssl:// URI");
+        assertThatThrownBy(() -> ClientConfig.fromUri("nio://h:61614"))
+                .hasMessageContaining("supported schemes are: tcp, ssl, vm");
     }
 
     @ParameterizedTest
@@ -163,7 +165,7 @@ class ClientConfigTest {
         assertThatThrownBy(() -> ClientConfig.fromUri(uri))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("unsupported transport scheme")
-                .hasMessageContaining("supported schemes are: tcp, vm");
+                .hasMessageContaining("supported schemes are: tcp, ssl, vm");
     }
 
     @Test

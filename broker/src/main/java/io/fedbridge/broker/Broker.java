@@ -3,6 +3,9 @@ package io.fedbridge.broker;
 import io.fedbridge.broker.internal.BrokerCore;
 import io.fedbridge.broker.jmx.BrokerJmx;
 import io.fedbridge.broker.internal.ServerSession;
+import io.fedbridge.broker.security.ListenerConfig;
+import io.fedbridge.broker.security.internal.ConnectionLimiter;
+import io.fedbridge.broker.security.internal.SecurityGuard;
 import io.fedbridge.broker.store.DedupeWindow;
 import io.fedbridge.broker.store.DedupeWindowConfig;
 import io.fedbridge.broker.store.Durability;
@@ -65,10 +68,12 @@ public final class Broker implements AutoCloseable {
     private volatile boolean running;
     private volatile BrokerJmx jmx;
     private volatile java.util.concurrent.ScheduledFuture<?> jmxRefresh;
+    private final SecurityGuard guard;
 
     private Broker(BrokerConfig config, MessageStore store, String id) {
         this.config = config;
         this.store = store;
+        this.guard = config.security().isOpen() ? SecurityGuard.open() : new SecurityGuard(config.security(), config.name());
         this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"),
                 NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
@@ -180,18 +185,35 @@ public final class Broker implements AutoCloseable {
         all.add("vm://" + config.name());
         for (String l : all) {
             CompositeUri uri = CompositeUri.parse(l);
+            ListenerConfig listener = ListenerConfig.of(l, config.security());
+            io.netty.handler.ssl.SslContext ssl;
+            try {
+                ssl = listener.tls() == null ? null : io.fedbridge.core.tls.internal.SslContexts.forServer(listener.tls());
+            } catch (RuntimeException e) {
+                throw new BrokerException("broker " + config.name() + " could not listen on " + uri + ": " + e.getMessage(), e);
+            }
+            ConnectionLimiter limiter = listener.limits().isUnlimited() ? null
+                    : new ConnectionLimiter(listener.uri().toString(), listener.limits());
             ChannelFuture f = Transports.bind(uri, boss, workers, new ChannelInitializer<>() {
                 @Override
                 protected void initChannel(Channel ch) {
+                    if (limiter != null && !limiter.tryAccept(ch)) {
+                        ch.close();
+                        return;
+                    }
+                    if (ssl != null) {
+                        ch.pipeline().addLast(PipelineNames.TLS, io.fedbridge.core.tls.internal.SslContexts
+                                .newServerHandler(ssl, listener.tls(), ch.alloc()));
+                    }
                     ch.pipeline()
                             .addLast(PipelineNames.DECODER, new StompFrameDecoder(config.limits()))
                             .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE)
-                            .addLast(PipelineNames.HANDLER, new ServerSession(core));
+                            .addLast(PipelineNames.HANDLER, new ServerSession(core, guard));
                 }
             });
             f.awaitUninterruptibly();
             if (!f.isSuccess()) {
-                throw new BrokerException("broker " + config.name() + " could not listen on " + l + ": "
+                throw new BrokerException("broker " + config.name() + " could not listen on " + uri + ": "
                         + (f.cause().getMessage() != null ? f.cause().getMessage() : f.cause().toString()), f.cause());
             }
             serverChannels.add(f.channel());
@@ -362,6 +384,7 @@ public final class Broker implements AutoCloseable {
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         core.close();
         store.close();
+        guard.close();
         if (wasRunning) {
             LOG.info("broker {} stopped", config.name());
         }

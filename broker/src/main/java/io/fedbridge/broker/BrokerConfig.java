@@ -1,5 +1,7 @@
 package io.fedbridge.broker;
 
+import io.fedbridge.broker.security.ListenerConfig;
+import io.fedbridge.broker.security.SecurityConfig;
 import io.fedbridge.broker.store.Durability;
 import io.fedbridge.core.FrameLimits;
 import io.fedbridge.core.internal.Transports;
@@ -18,7 +20,8 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * @param name             the broker's name, letters, digits, '.', '_' and '-'; also its in-JVM address {@code vm://NAME}
- * @param listeners        URIs to accept STOMP connections on ({@code tcp://host:port}, port 0 = any free port)
+ * @param listeners        URIs to accept STOMP connections on ({@code tcp://host:port}, {@code ssl://host:port}, port 0 =
+ *                         any free port), with options as {@link ListenerConfig} describes
  * @param dataDirectory    where persistent messages are kept; null = in memory only
  * @param limits           limits on incoming frames
  * @param heartBeat        the broker's heart-beat offer to clients (both directions); ZERO = none. Default 10 s
@@ -28,10 +31,20 @@ import java.util.regex.Pattern;
  *                         written, forced to disk at least every 100 ms
  * @param policies         destination policies, matched by pattern (see {@link DestinationPolicy})
  * @param networkConnectors discovery URIs of the bridges this broker runs, e.g. {@code static:(tcp://b:61613)}
+ * @param security         authentication, authorization, TLS and connection limits; default
+ *                         {@link SecurityConfig#ofDefaults()}: an open broker
  */
 public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                            Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
-                           List<DestinationPolicy> policies, List<String> networkConnectors) {
+                           List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security) {
+
+    /** An open broker's configuration, as before security existed. */
+    public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
+                        Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
+                        List<DestinationPolicy> policies, List<String> networkConnectors) {
+        this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
+                networkConnectors, null);
+    }
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -40,6 +53,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             throw new IllegalArgumentException("name must be 1-64 letters, digits, '.', '_' or '-', but was '" + name + "'");
         }
         listeners = List.copyOf(listeners == null ? List.of() : listeners);
+        security = security == null ? SecurityConfig.ofDefaults() : security;
         for (String l : listeners) {
             CompositeUri u;
             try {
@@ -48,6 +62,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
                 throw new IllegalArgumentException("listener " + e.getMessage(), e);
             }
             Transports.checkScheme(u);
+            ListenerConfig.of(l, security); // its options: TLS, connection limits
         }
         limits = limits == null ? FrameLimits.ofDefaults() : limits;
         heartBeat = heartBeat == null ? Duration.ofSeconds(10) : heartBeat;
@@ -77,6 +92,27 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         networkConnectors = List.copyOf(networkConnectors == null ? List.of() : networkConnectors);
     }
 
+    /** As a record prints itself, but with every secret in listener and network-connector URIs masked. */
+    @Override
+    public String toString() {
+        return "BrokerConfig[name=" + name + ", listeners=" + masked(listeners) + ", dataDirectory=" + dataDirectory
+                + ", limits=" + limits + ", heartBeat=" + heartBeat + ", memoryLimit=" + memoryLimit + ", defaultPrefetch="
+                + defaultPrefetch + ", durability=" + durability + ", policies=" + policies + ", networkConnectors="
+                + masked(networkConnectors) + ", security=" + security + "]";
+    }
+
+    private static List<String> masked(List<String> uris) {
+        List<String> l = new ArrayList<>(uris.size());
+        for (String u : uris) {
+            try {
+                l.add(CompositeUri.parse(u).toString());
+            } catch (IllegalArgumentException e) {
+                l.add("(invalid URI)");
+            }
+        }
+        return l;
+    }
+
     public static Builder builder(String name) {
         return new Builder(name);
     }
@@ -96,6 +132,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         b.durability = durability;
         b.policies.addAll(policies);
         b.networkConnectors.addAll(networkConnectors);
+        b.security = security;
         return b;
     }
 
@@ -110,6 +147,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         private Durability durability;
         private final List<DestinationPolicy> policies = new ArrayList<>();
         private final List<String> networkConnectors = new ArrayList<>();
+        private SecurityConfig security;
 
         private Builder(String name) {
             this.name = name;
@@ -175,9 +213,15 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** Authentication, authorization, TLS and limits; null for an open broker. */
+        public Builder security(SecurityConfig security) {
+            this.security = security;
+            return this;
+        }
+
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
-                    durability, policies, networkConnectors);
+                    durability, policies, networkConnectors, security);
         }
     }
 }

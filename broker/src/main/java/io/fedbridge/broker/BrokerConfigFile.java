@@ -1,7 +1,12 @@
 package io.fedbridge.broker;
 
+import io.fedbridge.broker.security.AuthorizationRules;
+import io.fedbridge.broker.security.ConnectionLimits;
+import io.fedbridge.broker.security.PropertiesUserStore;
+import io.fedbridge.broker.security.SecurityConfig;
 import io.fedbridge.broker.store.Durability;
 import io.fedbridge.core.FrameLimits;
+import io.fedbridge.core.tls.TlsConfig;
 import io.fedbridge.core.uri.CompositeUri;
 import io.fedbridge.core.uri.UriOptions;
 import java.io.IOException;
@@ -54,7 +59,18 @@ import java.util.stream.Collectors;
  * [policy /queue/orders.&gt;]
  * maxNumMsgs = 100000
  * limitBehavior = FLOW_CONTROL
+ *
+ * [security]                                              # at most once; see io.fedbridge.broker.security
+ * users = users.properties                                # PropertiesUserStore, relative to this file
+ * authorization = authorization.rules                     # AuthorizationRules
+ * keyStore = broker.p12                                   # TLS of every ssl:// listener
+ * keyStorePassword = ...
+ * maximumConnectionsPerAddress = 50
  * </pre>
+ *
+ * The {@code [security]} section's {@linkplain #securityKeys() keys} map to {@link SecurityConfig.Builder},
+ * {@link TlsConfig.Builder} (the TLS defaults of {@code ssl://} listeners, which their URIs may override) and
+ * {@link ConnectionLimits.Builder}; {@code users} and {@code authorization} name files read at once.
  *
  * Keys before the first section are {@linkplain #brokerKeys() broker keys}; each {@code [policy PATTERN]}
  * section is one {@link DestinationPolicy} with {@linkplain #policyKeys() policy keys}. Every key maps to
@@ -79,6 +95,10 @@ import java.util.stream.Collectors;
 public final class BrokerConfigFile {
 
     private static final String POLICY_SECTION = "policy";
+    private static final String SECURITY_SECTION = "security";
+    private static final TlsConfig PLACEHOLDER_TLS = TlsConfig.builder().keyStore(Path.of("placeholder.p12")).build();
+    /** The keys of the {@code [security]} section, in documentation order. */
+    private static final Set<String> SECURITY_KEYS = securityKeyNames();
     /** Stands in for a name the file does not give while its values are checked. */
     private static final String PLACEHOLDER_NAME = "config-check";
 
@@ -193,6 +213,21 @@ public final class BrokerConfigFile {
         return Collections.unmodifiableSet(new LinkedHashSet<>(BROKER_KEYS.keySet()));
     }
 
+    /** The keys allowed in the {@code [security]} section, in documentation order; unmodifiable. */
+    public static Set<String> securityKeys() {
+        return SECURITY_KEYS;
+    }
+
+    private static Set<String> securityKeyNames() {
+        Set<String> keys = new LinkedHashSet<>(List.of("users", "authorization", "allowAnonymous", "maxFailedLogins",
+                "loginLockout", "maxLoginLockout", "authenticationThreads", "maximumConnections",
+                "maximumConnectionsPerAddress", "keyStore", "keyStorePassword", "keyStoreType", "trustStore",
+                "trustStorePassword", "trustStoreType", "needClientAuth", "wantClientAuth", "enabledProtocols",
+                "enabledCipherSuites", "verifyHostName", "handshakeTimeout"));
+        keys.addAll(TlsConfig.OPTION_NAMES);
+        return Collections.unmodifiableSet(keys);
+    }
+
     /** The keys allowed in a {@code [policy PATTERN]} section, in documentation order; unmodifiable. */
     public static Set<String> policyKeys() {
         return Collections.unmodifiableSet(new LinkedHashSet<>(POLICY_KEYS.keySet()));
@@ -243,6 +278,9 @@ public final class BrokerConfigFile {
         private final Map<String, Integer> sectionLines = new HashMap<>();
         private FrameLimits limits = FrameLimits.ofDefaults();
         private Section section;
+        private SecuritySection securitySection;
+        private int securityLine;
+        private boolean finished;
 
         Parser(String source, Path baseDir) {
             this.source = source;
@@ -256,6 +294,7 @@ public final class BrokerConfigFile {
                 parseLine(i + 1, line);
             }
             endSection();
+            finished = true;
             try {
                 check();
             } catch (IllegalArgumentException e) {
@@ -288,7 +327,9 @@ public final class BrokerConfigFile {
             }
             String key = line.substring(0, eq).strip();
             String value = line.substring(eq + 1).strip();
-            if (section == null) {
+            if (securitySection != null) {
+                securityKey(lineNo, key, value);
+            } else if (section == null) {
                 brokerKey(lineNo, key, value);
             } else {
                 policyKey(lineNo, key, value);
@@ -339,8 +380,29 @@ public final class BrokerConfigFile {
             });
         }
 
+        private void securityKey(int lineNo, String key, String value) {
+            if (!SECURITY_KEYS.contains(key)) {
+                throw error(lineNo, unknownKey(key, " in [security]", SECURITY_KEYS, BROKER_KEYS.keySet(), "a broker key"));
+            }
+            requireValue(lineNo, key, value);
+            Integer first = securitySection.keyLines.putIfAbsent(key, lineNo);
+            if (first != null) {
+                throw error(lineNo, "duplicate key '" + key + "' in [security] (first set on line " + first + ")");
+            }
+            apply(lineNo, key, () -> securitySection.bind(new Value(key, value), baseDir));
+        }
+
         private void startSection(int lineNo, String header) {
             String[] parts = header.split("\\s+", 2);
+            if (parts[0].equals(SECURITY_SECTION) && parts.length == 1) {
+                endSection();
+                if (securityLine > 0) {
+                    throw error(lineNo, "duplicate section [security] (first on line " + securityLine + ")");
+                }
+                securityLine = lineNo;
+                securitySection = new SecuritySection(lineNo);
+                return;
+            }
             if (!parts[0].equals(POLICY_SECTION)) {
                 throw error(lineNo, "unknown section type '" + parts[0] + "' in [" + header + "]; valid section "
                         + "types are: " + POLICY_SECTION + ", as in [policy /queue/orders.>]");
@@ -365,6 +427,17 @@ public final class BrokerConfigFile {
         }
 
         private void endSection() {
+            if (securitySection != null) {
+                SecuritySection s = securitySection;
+                securitySection = null;
+                try {
+                    SecurityConfig security = s.build();
+                    calls.add(b -> b.security(security));
+                    check();
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigFileException(source, s.line, "invalid section [security]: " + message(e), e);
+                }
+            }
             if (section == null) {
                 return;
             }
@@ -382,6 +455,10 @@ public final class BrokerConfigFile {
         /** Builds what was read so far, under a stand-in name if need be, so the records judge every value. */
         private void check() {
             BrokerConfig.Builder probe = BrokerConfig.builder(PLACEHOLDER_NAME);
+            if (!finished && securityLine == 0) {
+                // The [security] section comes after the listeners it gives a key store to.
+                probe.security(SecurityConfig.builder().tls(PLACEHOLDER_TLS).build());
+            }
             calls.forEach(call -> call.accept(probe));
             probe.build();
         }
@@ -430,6 +507,45 @@ public final class BrokerConfigFile {
 
         String title() {
             return "[policy " + pattern + "]";
+        }
+    }
+
+    /** The open {@code [security]} section: the builders its keys go to, applied when it ends. */
+    private static final class SecuritySection {
+        final int line;
+        final Map<String, Integer> keyLines = new HashMap<>();
+        final SecurityConfig.Builder security = SecurityConfig.builder();
+        final TlsConfig.Builder tls = TlsConfig.builder();
+        final ConnectionLimits.Builder limits = ConnectionLimits.builder();
+        boolean hasTls;
+
+        SecuritySection(int line) {
+            this.line = line;
+        }
+
+        void bind(Value v, Path baseDir) {
+            switch (v.key()) {
+                case "users" -> security.authenticator(PropertiesUserStore.load(v.file(baseDir)));
+                case "authorization" -> security.authorizer(AuthorizationRules.load(v.file(baseDir)));
+                case "allowAnonymous" -> security.allowAnonymous(v.bool());
+                case "maxFailedLogins" -> security.maxFailedLogins(v.integer());
+                case "loginLockout" -> security.loginLockout(v.duration());
+                case "maxLoginLockout" -> security.maxLoginLockout(v.duration());
+                case "authenticationThreads" -> security.authenticationThreads(v.integer());
+                case "maximumConnections" -> limits.maximumConnections(v.integer());
+                case "maximumConnectionsPerAddress" -> limits.maximumConnectionsPerAddress(v.integer());
+                default -> {
+                    // A TLS option, read as in a URI (store paths relative to this file).
+                    String raw = v.key().equals("keyStore") || v.key().equals("trustStore") ? v.file(baseDir).toString() : v.raw();
+                    tls.bind(UriOptions.bind(Map.of(v.key(), raw), "[security]")).finish();
+                    tls.build();
+                    hasTls = true;
+                }
+            }
+        }
+
+        SecurityConfig build() {
+            return security.tls(hasTls ? tls.build() : null).connectionLimits(limits.build()).build();
         }
     }
 
@@ -593,6 +709,17 @@ public final class BrokerConfigFile {
             }
             throw rejected("one of " + Arrays.stream(type.getEnumConstants()).map(Enum::name)
                     .collect(Collectors.joining(", ")) + " (case-insensitive)");
+        }
+
+        /** A file path, relative to {@code baseDir} unless absolute. */
+        Path file(Path baseDir) {
+            Path path;
+            try {
+                path = Path.of(raw);
+            } catch (InvalidPathException e) {
+                throw new IllegalArgumentException(key + " must be a file path, but was '" + raw + "': " + e.getReason(), e);
+            }
+            return baseDir == null || path.isAbsolute() ? path : baseDir.resolve(path).normalize();
         }
 
         Path path(Path baseDir) {

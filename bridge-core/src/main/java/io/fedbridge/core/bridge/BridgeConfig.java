@@ -1,5 +1,6 @@
 package io.fedbridge.core.bridge;
 
+import io.fedbridge.core.tls.TlsConfig;
 import io.fedbridge.core.uri.CompositeUri;
 import io.fedbridge.core.uri.UriOptions;
 import java.time.Duration;
@@ -35,18 +36,42 @@ import java.util.TreeSet;
  *                                      reported STALLED (default 30 s)
  * @param conduitSubscriptions          identical remote subscriptions share one network subscription (default true)
  * @param filters                       conditional filters per destination pattern, applied in order (see {@link BridgeFilter})
+ * @param tls                           TLS settings for an {@code ssl://} peer (trust store, client certificate, ...); null
+ *                                      for the defaults. A peer URI's own TLS options ({@code ssl://b:61614?trustStore=...})
+ *                                      override these for that peer. Applies to whichever of the bridge's connections is ssl://.
  */
 public record BridgeConfig(String name, String localUri, String remoteUri, int networkTTL, int messageTTL, int consumerTTL,
                            boolean duplex, int prefetchSize, boolean decreaseNetworkConsumerPriority, boolean dynamicOnly,
                            List<String> staticallyIncludedDestinations, List<String> dynamicallyIncludedDestinations,
                            List<String> excludedDestinations, String userName, String password, Duration heartBeat,
-                           Duration stallTimeout, boolean conduitSubscriptions, List<BridgeFilter.Entry> filters) {
+                           Duration stallTimeout, boolean conduitSubscriptions, List<BridgeFilter.Entry> filters,
+                           TlsConfig tls) {
 
-    /** Every option a network-connector URI may carry besides the discovery agent's own. */
-    public static final Set<String> OPTION_NAMES = Set.of("name", "networkTTL", "messageTTL", "consumerTTL", "duplex",
+    /** Every option a network-connector URI may carry besides the discovery agent's own (TLS options included). */
+    public static final Set<String> OPTION_NAMES = withTls(Set.of("name", "networkTTL", "messageTTL", "consumerTTL", "duplex",
             "prefetchSize", "decreaseNetworkConsumerPriority", "dynamicOnly", "staticallyIncludedDestinations",
             "dynamicallyIncludedDestinations", "excludedDestinations", "userName", "password", "heartBeat", "stallTimeout",
-            "conduitSubscriptions");
+            "conduitSubscriptions"));
+
+    private static final java.util.regex.Pattern SECRET_OPTION =
+            java.util.regex.Pattern.compile("([?&][^=&?]*(?i:password|passcode)=)[^&,)]*");
+
+    private static Set<String> withTls(Set<String> names) {
+        Set<String> all = new java.util.HashSet<>(names);
+        all.addAll(TlsConfig.OPTION_NAMES);
+        return Set.copyOf(all);
+    }
+
+    /** The config without TLS settings, as before TLS existed. */
+    public BridgeConfig(String name, String localUri, String remoteUri, int networkTTL, int messageTTL, int consumerTTL,
+                        boolean duplex, int prefetchSize, boolean decreaseNetworkConsumerPriority, boolean dynamicOnly,
+                        List<String> staticallyIncludedDestinations, List<String> dynamicallyIncludedDestinations,
+                        List<String> excludedDestinations, String userName, String password, Duration heartBeat,
+                        Duration stallTimeout, boolean conduitSubscriptions, List<BridgeFilter.Entry> filters) {
+        this(name, localUri, remoteUri, networkTTL, messageTTL, consumerTTL, duplex, prefetchSize,
+                decreaseNetworkConsumerPriority, dynamicOnly, staticallyIncludedDestinations, dynamicallyIncludedDestinations,
+                excludedDestinations, userName, password, heartBeat, stallTimeout, conduitSubscriptions, filters, null);
+    }
 
     public BridgeConfig {
         CompositeUri.parse(localUri);
@@ -74,6 +99,8 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
             throw new IllegalArgumentException("stallTimeout must be > 0, but was " + stallTimeout);
         }
         name = name == null ? localUri + "->" + remoteUri : name;
+        // Names are built from peer URIs, which may carry a trustStorePassword: names are logged, so mask it.
+        name = SECRET_OPTION.matcher(name).replaceAll("$1" + CompositeUri.MASK);
         filters = filters == null ? List.of() : List.copyOf(filters);
     }
 
@@ -126,6 +153,7 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         b.stallTimeout = stallTimeout;
         b.conduitSubscriptions = conduitSubscriptions;
         b.filters.addAll(filters);
+        b.tls = tls;
         return b;
     }
 
@@ -133,7 +161,7 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
     public String toString() {
         return "BridgeConfig[" + name + ", networkTTL=" + networkTTL + ", messageTTL=" + messageTTL + ", consumerTTL="
                 + consumerTTL + ", duplex=" + duplex + ", prefetchSize=" + prefetchSize + ", userName=" + userName
-                + ", password=" + (password == null ? null : "*****") + "]";
+                + ", password=" + (password == null ? null : "*****") + (tls == null ? "" : ", tls=" + tls) + "]";
     }
 
     public static final class Builder {
@@ -156,6 +184,7 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         private Duration stallTimeout;
         private boolean conduitSubscriptions = true;
         private final List<BridgeFilter.Entry> filters = new ArrayList<>();
+        private TlsConfig tls;
 
         private Builder(String localUri, String remoteUri) {
             this.localUri = localUri;
@@ -170,7 +199,8 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
             Map<String, String> mine = new java.util.LinkedHashMap<>();
             Map<String, String> rest = new java.util.LinkedHashMap<>();
             options.forEach((k, v) -> (OPTION_NAMES.contains(k) ? mine : rest).put(k, v));
-            UriOptions.bind(mine, context)
+            TlsConfig.Builder tlsBuilder = tls == null ? TlsConfig.builder() : tls.toBuilder();
+            tlsBuilder.bind(UriOptions.bind(mine, context))
                     .string("name", v -> name = v)
                     .integer("networkTTL", v -> networkTTL = v)
                     .integer("messageTTL", v -> messageTTL = v)
@@ -188,6 +218,13 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
                     .durationMillis("stallTimeout", v -> stallTimeout = v)
                     .bool("conduitSubscriptions", v -> conduitSubscriptions = v)
                     .finish();
+            if (TlsConfig.hasTlsOptions(mine)) {
+                try {
+                    tls = tlsBuilder.build();
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("invalid TLS options in " + context + ": " + e.getMessage(), e);
+                }
+            }
             return rest;
         }
 
@@ -276,6 +313,12 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
             return this;
         }
 
+        /** TLS settings for {@code ssl://} peers; null for the defaults (JDK trust, host-name verification on). */
+        public Builder tls(TlsConfig v) {
+            tls = v;
+            return this;
+        }
+
         /** Adds a filter for destinations matching {@code pattern} ({@code >} = all). */
         public Builder filter(String pattern, BridgeFilter filter) {
             filters.add(new BridgeFilter.Entry(pattern, filter));
@@ -285,7 +328,7 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         public BridgeConfig build() {
             return new BridgeConfig(name, localUri, remoteUri, networkTTL, messageTTL, consumerTTL, duplex, prefetchSize,
                     decreaseNetworkConsumerPriority, dynamicOnly, staticIncludes, dynamicIncludes, excludes, userName,
-                    password, heartBeat, stallTimeout, conduitSubscriptions, filters);
+                    password, heartBeat, stallTimeout, conduitSubscriptions, filters, tls);
         }
     }
 

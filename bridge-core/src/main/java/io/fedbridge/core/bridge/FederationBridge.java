@@ -92,8 +92,16 @@ public final class FederationBridge implements AutoCloseable {
     private ClientConfig clientConfig(String uri) {
         CompositeUri u = CompositeUri.parse(uri);
         // No client-id: brokers such as ActiveMQ allow each only once, and a bridge needs none.
-        return ClientConfig.builder(u).login(config.userName()).passcode(config.password()).heartBeats(config.heartBeat())
-                .build();
+        ClientConfig.Builder b = ClientConfig.builder(u).login(config.userName()).passcode(config.password())
+                .heartBeats(config.heartBeat());
+        if (io.fedbridge.core.internal.Transports.isTls(u)) {
+            // The peer URI's own TLS options (static:(ssl://b:1?trustStore=...)) override the connector's.
+            io.fedbridge.core.tls.TlsConfig tls = config.tls() == null ? io.fedbridge.core.tls.TlsConfig.ofDefaults() : config.tls();
+            java.util.Map<String, String> own = new java.util.LinkedHashMap<>(u.options());
+            own.keySet().retainAll(io.fedbridge.core.tls.TlsConfig.OPTION_NAMES);
+            b.tls(own.isEmpty() ? tls : tls.withOptions(own, "peer URI '" + u + "' of bridge " + config.name()));
+        }
+        return b.build();
     }
 
     private void connect() {
@@ -129,14 +137,14 @@ public final class FederationBridge implements AutoCloseable {
         localId = local.connectedHeaders().get(FederationHeaders.BROKER_ID);
         remoteId = remote.connectedHeaders().get(FederationHeaders.BROKER_ID);
         if (localId != null && localId.equals(remoteId)) {
-            throw new SelfConnectionException("bridge " + config.name() + ": " + config.remoteUri() + " is this broker itself ("
+            throw new SelfConnectionException("bridge " + config.name() + ": " + remote.config().uri() + " is this broker itself ("
                     + local.connectedHeaders().get(FederationHeaders.BROKER_NAME) + ")");
         }
         if (closed.get()) {
             return;
         }
         if (remoteId == null && config.duplex() && !config.staticallyIncludedDestinations().isEmpty()) {
-            throw new StompException("bridge " + config.name() + ": " + config.remoteUri() + " is not a fedbridge broker ("
+            throw new StompException("bridge " + config.name() + ": " + remote.config().uri() + " is not a fedbridge broker ("
                     + remote.connectedHeaders().get("server", "unknown server") + "), so duplex cannot keep static destinations"
                     + " from looping back; use one bridge per direction");
         }
@@ -153,7 +161,7 @@ public final class FederationBridge implements AutoCloseable {
         for (Direction d : directions) {
             d.start();
         }
-        LOG.info("bridge {} up: {} ({}) -> {} ({}){}", config.name(), config.localUri(), name(local), config.remoteUri(),
+        LOG.info("bridge {} up: {} ({}) -> {} ({}){}", config.name(), config.localUri(), name(local), remote.config().uri(),
                 remoteId == null ? "foreign broker " + remote.connectedHeaders().get("server") : name(remote),
                 config.duplex() ? ", duplex" : "");
         up.complete(this);

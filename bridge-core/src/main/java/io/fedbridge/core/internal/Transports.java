@@ -24,13 +24,13 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The transports every fedbridge connection runs on: {@code tcp://host:port} (NIO sockets, Nagle off) and
- * {@code vm://name} (in-JVM Netty local channels, no socket). {@code ssl://} plugs in here later as tcp
- * plus an SslHandler added by the initializer.
+ * The transports every fedbridge connection runs on: {@code tcp://host:port} (NIO sockets, Nagle off),
+ * {@code ssl://host:port} (the same sockets; the initializer adds an SslHandler first, see
+ * {@link io.fedbridge.core.tls.TlsConfig}) and {@code vm://name} (in-JVM Netty local channels, no socket).
  */
 public final class Transports {
 
-    public static final List<String> SCHEMES = List.of("tcp", "vm");
+    public static final List<String> SCHEMES = List.of("tcp", "ssl", "vm");
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
 
     private static volatile EventLoopGroup ioGroup;
@@ -73,18 +73,23 @@ public final class Transports {
         return "vm".equals(uri.scheme());
     }
 
+    /** Whether connections on {@code uri} run TLS ({@code ssl://}). */
+    public static boolean isTls(CompositeUri uri) {
+        return "ssl".equals(uri.scheme());
+    }
+
     public static void checkScheme(CompositeUri uri) {
         if (!SCHEMES.contains(uri.scheme())) {
-            String hint = "ssl".equals(uri.scheme()) ? " (ssl:// is not available yet)" : "";
             throw new IllegalArgumentException("unsupported transport scheme '" + uri.scheme() + "' in URI '" + uri
-                    + "'" + hint + "; supported schemes are: " + String.join(", ", SCHEMES));
+                    + "'; supported schemes are: " + String.join(", ", SCHEMES));
         }
         if (isLocal(uri)) {
             if (uri.host() == null || uri.host().isEmpty()) {
                 throw new IllegalArgumentException("vm:// URI '" + uri + "' must name the in-JVM broker, e.g. vm://A");
             }
         } else if (uri.host() == null || uri.host().isEmpty() || uri.port() < 0) {
-            throw new IllegalArgumentException("tcp:// URI '" + uri + "' must have a host and a port, e.g. tcp://127.0.0.1:61613");
+            throw new IllegalArgumentException(uri.scheme() + ":// URI '" + uri + "' must have a host and a port, e.g. "
+                    + uri.scheme() + "://127.0.0.1:61613");
         }
     }
 
@@ -144,6 +149,6 @@ public final class Transports {
         if (host.contains(":") && !host.startsWith("[")) {
             host = "[" + host + "]";
         }
-        return "tcp://" + host + ":" + a.getPort();
+        return requested.scheme() + "://" + host + ":" + a.getPort();
     }
 }

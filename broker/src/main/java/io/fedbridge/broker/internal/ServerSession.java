@@ -1,5 +1,8 @@
 package io.fedbridge.broker.internal;
 
+import io.fedbridge.broker.security.AuthenticationException;
+import io.fedbridge.broker.security.Identity;
+import io.fedbridge.broker.security.internal.SecurityGuard;
 import io.fedbridge.core.AckMode;
 import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.StompCommand;
@@ -60,9 +63,17 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private int consumerNumbers;
     private boolean paused;
     private final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
+    private final SecurityGuard guard;
+    private Identity identity = Identity.ofAnonymous();
 
+    /** A session of an open broker: no authentication, no authorization. */
     public ServerSession(BrokerCore core) {
+        this(core, SecurityGuard.open());
+    }
+
+    public ServerSession(BrokerCore core, SecurityGuard guard) {
         this.core = core;
+        this.guard = guard;
         this.sessionNumber = core.nextSessionNumber();
         this.sessionId = core.config.name() + "-session-" + sessionNumber;
     }
@@ -249,6 +260,41 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         long sendOffer = offer == 0 ? 0 : client[1] > 0 ? Math.max(HEART_BEAT_FLOOR, Math.min(offer, client[1])) : offer;
         long receiveOffer = offer == 0 ? 0 : client[0] > 0 ? Math.max(HEART_BEAT_FLOOR, Math.min(offer, client[0])) : offer;
         HeartBeats beats = HeartBeats.negotiate(sendOffer, receiveOffer, client[0], client[1]);
+        if (guard.authenticates()) {
+            authenticate(ctx, f, sendOffer, receiveOffer, beats);
+            return;
+        }
+        completeConnect(ctx, sendOffer, receiveOffer, beats);
+    }
+
+    /**
+     * Checks the CONNECT's credentials on the security guard's threads (hashing a password must not stall an
+     * I/O thread); frames that arrive meanwhile wait in {@link #deferred}, as for a paused producer.
+     */
+    private void authenticate(ChannelHandlerContext ctx, StompFrame f, long sendOffer, long receiveOffer, HeartBeats beats) {
+        Channel ch = ctx.channel();
+        paused = true;
+        ch.config().setAutoRead(false);
+        guard.authenticate(f.header(StompHeaders.LOGIN), f.header(StompHeaders.PASSCODE),
+                io.fedbridge.core.tls.internal.SslContexts.peerCertificates(ch), ch.remoteAddress())
+                .whenComplete((id, e) -> ch.eventLoop().execute(() -> {
+                    if (state != State.AWAITING_CONNECT) {
+                        return; // closed meanwhile
+                    }
+                    if (e != null) {
+                        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+                        error(cause instanceof AuthenticationException ? cause.getMessage() : "login failed", null,
+                                f.header(StompHeaders.RECEIPT));
+                        return;
+                    }
+                    identity = id;
+                    LOG.debug("broker {}: {} from {} is user '{}'", core.config.name(), sessionId, ch.remoteAddress(), id.name());
+                    completeConnect(ctx, sendOffer, receiveOffer, beats);
+                    resumeReading();
+                }));
+    }
+
+    private void completeConnect(ChannelHandlerContext ctx, long sendOffer, long receiveOffer, HeartBeats beats) {
         StompHeaders h = new StompHeaders();
         h.add(StompHeaders.VERSION, version);
         h.add(StompHeaders.SERVER, SERVER);
@@ -276,6 +322,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             f.headers().set(StompHeaders.REPLY_TO, ownTemp(replyTo));
         }
         f.headers().set(StompHeaders.DESTINATION, dest);
+        String denied = guard.denySend(identity, dest); // forwarded SENDs too: the bridge's identity decides
+        if (denied != null) {
+            error("SEND denied: " + denied, null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
         String tx = f.header(StompHeaders.TRANSACTION);
         if (tx != null) {
             List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
@@ -355,6 +406,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         String dest = ownTemp(f.header(StompHeaders.DESTINATION));
+        String denied = guard.denySubscribe(identity, dest);
+        if (denied != null) {
+            error("SUBSCRIBE denied: " + denied, null, receipt);
+            return;
+        }
         String id = f.header(StompHeaders.ID);
         if (id == null) {
             if (!version.equals("1.0")) {
