@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * valid for 30 days. Made once per JVM (about 20 keytool runs, some seconds) in a temporary directory removed
  * at exit; every store has the same random password, {@link #password()}, a secret tests look for in logs.
  */
-final class TestCertificates {
+public final class TestCertificates {
 
     static final String ALICE_DN = "CN=alice,OU=clients,O=fedbridge-test";
 
@@ -35,7 +35,7 @@ final class TestCertificates {
         this.dir = dir;
     }
 
-    static synchronized TestCertificates get() {
+    public static synchronized TestCertificates get() {
         if (instance == null) {
             try {
                 Path dir = Files.createTempDirectory("fedbridge-test-certs");
@@ -50,15 +50,15 @@ final class TestCertificates {
         return instance;
     }
 
-    String password() {
+    public String password() {
         return password;
     }
 
-    Path trustStore() {
+    public Path trustStore() {
         return dir.resolve("truststore.p12");
     }
 
-    Path serverKeyStore() {
+    public Path serverKeyStore() {
         return dir.resolve("server.p12");
     }
 
@@ -75,18 +75,18 @@ final class TestCertificates {
     }
 
     /** A listener's TLS: the server certificate, and the test CA to check client certificates with. */
-    TlsConfig serverTls() {
+    public TlsConfig serverTls() {
         return TlsConfig.builder().keyStore(serverKeyStore()).keyStorePassword(password)
                 .trustStore(trustStore()).trustStorePassword(password).build();
     }
 
     /** A client's TLS: trusts the test CA, no client certificate. */
-    TlsConfig clientTls() {
+    public TlsConfig clientTls() {
         return TlsConfig.builder().trustStore(trustStore()).trustStorePassword(password).build();
     }
 
     /** The same, as URI options. */
-    String clientTlsOptions() {
+    public String clientTlsOptions() {
         return "trustStore=" + trustStore() + "&trustStorePassword=" + password;
     }
 
