@@ -327,15 +327,20 @@ public final class BrokerCore {
                 return DONE;
             }
             CompletableFuture<Void> stored = durable ? store.add(q.storeKey, m.toStored(0)) : DONE;
+            // Completes once the message is in the queue (or failed to be stored): the receipt waits for it, so a
+            // client that has its receipt finds the message there.
+            CompletableFuture<Void> accepted = new CompletableFuture<>();
             q.lastArrival = before.handle((v, e) -> null).thenCombine(stored.handle((v, e) -> e), (ignored, failure) -> {
                 if (failure == null) {
                     q.enqueue(entry);
+                    accepted.complete(null);
                 } else {
                     memory.release(m.size);
+                    accepted.completeExceptionally(failure);
                 }
                 return null;
             });
-            return stored;
+            return accepted;
         }
     }
 
