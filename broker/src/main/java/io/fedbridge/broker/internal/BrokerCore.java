@@ -275,18 +275,19 @@ public final class BrokerCore {
         if (replays != null) {
             fedId = fedId + "#r" + replays; // a replay is a new delivery of the same message; its resends are not
         }
-        if (!dedupe.claim(fedId)) {
+        boolean persistentMessage = "true".equals(headers.get(StompHeaders.PERSISTENT));
+        if (!dedupe.claim(fedId, persistentMessage)) {
             return DUPLICATE;
         }
         String key = fedId;
         CompletableFuture<Void> f = route(destination, headers, body);
         if (f.isDone() && !f.isCompletedExceptionally()) {
-            dedupe.accepted(key);
+            dedupe.accepted(key, persistentMessage);
             return f;
         }
         return f.whenComplete((v, e) -> {
             if (e == null) {
-                dedupe.accepted(key);
+                dedupe.accepted(key, persistentMessage);
             } else {
                 dedupe.failed(key);
             }

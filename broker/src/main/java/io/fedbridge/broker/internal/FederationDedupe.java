@@ -33,9 +33,14 @@ final class FederationDedupe {
         };
     }
 
-    /** Claims {@code id} for a message about to be accepted; false if it is a duplicate. */
-    synchronized boolean claim(String id) {
-        if (inFlight.contains(id) || recent.containsKey(id) || persistent != null && persistent.contains(id)) {
+    /**
+     * Claims {@code id} for a message about to be accepted; false if it is a duplicate. Only persistent messages
+     * consult the persisted window (a non-persistent message does not outlive a restart, so the in-memory window
+     * decides for it, and the I/O thread never waits on MapDB for it).
+     */
+    synchronized boolean claim(String id, boolean persistentMessage) {
+        if (inFlight.contains(id) || recent.containsKey(id)
+                || persistentMessage && persistent != null && persistent.contains(id)) {
             duplicates++;
             return false;
         }
@@ -43,11 +48,11 @@ final class FederationDedupe {
         return true;
     }
 
-    /** The message with {@code id} is accepted (stored, if persistent). */
-    synchronized void accepted(String id) {
+    /** The message with {@code id} is accepted (stored, if persistent); persistent ones are also remembered on disk. */
+    synchronized void accepted(String id, boolean persistentMessage) {
         inFlight.remove(id);
         recent.put(id, Boolean.TRUE);
-        if (persistent != null) {
+        if (persistentMessage && persistent != null) {
             persistent.firstSeen(id);
         }
     }
