@@ -13,7 +13,8 @@ import org.apache.activemq.network.NetworkConnector;
 /**
  * Child JVM: an embedded ActiveMQ Classic broker with one STOMP connector,
  * {@code stomp://127.0.0.1:0?transport.tcpNoDelay=true} (Nagle off, as fedbridge). Prints
- * {@code READY tcp://127.0.0.1:PORT startMicros=T [openwire=tcp://127.0.0.1:PORT]} and runs until its stdin closes.
+ * {@code READY tcp://127.0.0.1:PORT startMicros=T startedMicros=T [openwire=tcp://127.0.0.1:PORT]} (wall clock, µs since
+ * the epoch, before configuring the broker and once it has started) and runs until its stdin closes.
  *
  * <p>Without options, the settings of the non-persistent {@code throughput} benchmark: persistence off (no
  * KahaDB), JMX off, advisory messages off (nothing there consumes them; with them on, every consumer and
@@ -36,7 +37,8 @@ import org.apache.activemq.network.NetworkConnector;
  * Commands on stdin: {@code stats} answers {@code STATS up=N bridges=N forwarded=N dispatched=N}, summed over
  * every network bridge: {@code forwarded} is its dequeue counter (messages sent to the peer and acknowledged
  * locally), {@code dispatched} its enqueue counter (messages the local broker handed to the bridge). A bridge
- * counts as up once it knows the remote broker's name (the handshake with the peer is done).
+ * counts as up once it knows the remote broker's name (the handshake with the peer is done) and that is not its own
+ * (ActiveMQ's discovery also hears the broker's own advertisement; such a bridge is torn down at once).
  */
 public final class ActiveMqBrokerMain {
 
@@ -98,10 +100,11 @@ public final class ActiveMqBrokerMain {
         }
         broker.start();
         broker.waitUntilStarted();
+        long startedMicros = BridgeWatch.nowMicros();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(broker), "activemq-bench-broker-stop"));
         BridgeWatch watcher = watch ? BridgeWatch.start(() -> up(broker)) : null;
         InetSocketAddress bound = stomp.getServer().getSocketAddress();
-        String ready = "tcp://127.0.0.1:" + bound.getPort() + " startMicros=" + startMicros;
+        String ready = "tcp://127.0.0.1:" + bound.getPort() + " startMicros=" + startMicros + " startedMicros=" + startedMicros;
         if (ow != null) {
             ready += " openwire=tcp://127.0.0.1:" + ow.getServer().getSocketAddress().getPort();
         }
@@ -118,7 +121,8 @@ public final class ActiveMqBrokerMain {
         int n = 0;
         for (NetworkConnector nc : broker.getNetworkConnectors()) {
             for (NetworkBridge b : nc.activeBridges()) {
-                if (b.getRemoteBrokerName() != null) {
+                String remote = b.getRemoteBrokerName();
+                if (remote != null && !remote.equals(broker.getBrokerName())) {
                     n++;
                 }
             }

@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * Child JVM: a fedbridge broker node listening on {@code tcp://127.0.0.1:0}. Prints
- * {@code READY tcp://127.0.0.1:PORT startMicros=T} and runs until its stdin closes.
+ * {@code READY tcp://127.0.0.1:PORT startMicros=T startedMicros=T} and runs until its stdin closes.
  *
  * <p>Options (all optional; without any, a broker with its defaults, as the {@code throughput} benchmark uses):
  * <ul>
@@ -22,7 +22,8 @@ import java.util.List;
  * </ul>
  * Commands on stdin: {@code stats} answers {@code STATS up=N bridges=N forwarded=N acked=N pending=N
  * duplicates=N networkSubscriptions=N remoteConsumers=N [upChangedMicros=T]}, summed over every bridge.
- * {@code startMicros} is the wall clock (µs since the epoch) just before {@code Broker.start}.
+ * {@code startMicros} and {@code startedMicros} are the wall clock (µs since the epoch) just before and just after
+ * {@code Broker.start}.
  */
 public final class FedbridgeBrokerMain {
 
@@ -50,9 +51,10 @@ public final class FedbridgeBrokerMain {
         connectors.forEach(config::networkConnector);
         long startMicros = BridgeWatch.nowMicros();
         Broker broker = Broker.start(config.build());
+        long startedMicros = BridgeWatch.nowMicros();
         Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "fedbridge-bench-broker-stop"));
         BridgeWatch watcher = watch ? BridgeWatch.start(() -> up(broker.bridges())) : null;
-        ChildProtocol.ready(broker.connectUris().get(0) + " startMicros=" + startMicros);
+        ChildProtocol.ready(broker.connectUris().get(0) + " startMicros=" + startMicros + " startedMicros=" + startedMicros);
         ChildProtocol.serve(command -> switch (command) {
             case "stats" -> stats(broker.bridges()) + (watcher != null ? " " + watcher.describe() : "");
             default -> "ERROR unknown command '" + command + "'";

@@ -5,14 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * Runs the documented benchmark command end to end with tiny numbers: real child JVMs for every target (brokers
- * and client), both scenarios, one run. Asserts only that the report is produced and that every message sent
- * arrived — never timings.
+ * Runs the documented benchmark commands end to end with tiny numbers: real child JVMs for every target (brokers
+ * and client), every scenario, one run, no warm-up. Asserts only that the report is produced and that every message
+ * sent arrived — never timings.
  */
 class BenchmarkSmokeTest {
 
@@ -46,5 +48,53 @@ class BenchmarkSmokeTest {
                 .contains("| scenario | fedbridge | ActiveMQ", "| throughput, 1024 B", "| latency @ 200 msg/s, p99, ms")
                 .contains("RESULT complete");
         assertThat(code).isZero();
+    }
+
+    private static final String SMALL_JVM = "--jvm-args=-Xms64m -Xmx256m -XX:TieredStopAtLevel=1";
+
+    /** Runs one of the fedbridge-vs-ActiveMQ commands and checks its report: complete, one run per scenario and target. */
+    private void runComparison(String command, List<String> scenarios, String... options) {
+        CommandLine cl = new CommandLine(new BenchmarkMain());
+        StringWriter out = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+        List<String> args = new ArrayList<>(List.of(command, "--runs", "1", "--warmup-seconds", "0", "--retries", "0",
+                "--stall-seconds", "20", SMALL_JVM, "--log-dir", logs.resolve(command).toString()));
+        args.addAll(List.of(options));
+
+        int code = cl.execute(args.toArray(String[]::new));
+
+        ComparisonCommand cmd = cl.getSubcommands().get(command).getCommand();
+        ScenarioReport report = cmd.report();
+        String printed = out.toString();
+        assertThat(report.failures()).as("failures, printed:%n%s", printed).isEmpty();
+        for (String scenario : scenarios) {
+            assertThat(report.samples(scenario)).as(scenario).containsOnlyKeys("fedbridge", "activemq")
+                    .allSatisfy((target, runs) -> assertThat(runs).as(scenario + " on " + target).singleElement()
+                            .satisfies(r -> assertThat(r.received()).isEqualTo(r.expected())));
+        }
+        assertThat(printed).contains("| " + command + " scenario | fedbridge | ActiveMQ", "== Aims", "RESULT complete");
+        assertThat(code).isZero();
+    }
+
+    @Test
+    void shouldStoreEveryPersistentMessageOnBothBrokersAndPrintTheReport() {
+        runComparison("persistent", List.of("sync", "window", "producers"), "--sync-messages", "100", "--window-messages", "1000",
+                "--window", "50", "--producers", "2");
+    }
+
+    @Test
+    void shouldForwardEveryMessageOverTheBridgesOfBothProductsAndPrintTheReport() {
+        runComparison("bridge", List.of("throughput", "persistent", "latency", "latency-persistent", "chain"), "--messages", "2000",
+                "--persistent-messages", "500", "--rate", "200", "--latency-seconds", "1", "--preroll-seconds", "0");
+    }
+
+    @Test
+    void shouldDeliverEveryTopicMessageToEverySubscriberOnThePeerAndPrintTheReport() {
+        runComparison("fanout", List.of("fanout"), "--messages", "1000", "--subscribers", "3");
+    }
+
+    @Test
+    void shouldTimeAThirdBrokerJoiningByMulticastAndPrintTheReport() {
+        runComparison("discovery", List.of("discovery"));
     }
 }

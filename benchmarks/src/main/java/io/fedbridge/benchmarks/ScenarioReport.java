@@ -1,0 +1,282 @@
+package io.fedbridge.benchmarks;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The results of one {@code persistent}, {@code bridge}, {@code fanout} or {@code discovery} invocation and how they
+ * are printed, in the style of the {@code throughput} report: the setup, one table per scenario (each run's primary
+ * figure, then medians), the aims with the ratio fedbridge / ActiveMQ, a Markdown table for the README, and a final
+ * {@code RESULT} line.
+ */
+final class ScenarioReport {
+
+    /** How a metric is printed. */
+    enum Unit {
+        RATE, MILLIS, MICROS, RATIO
+    }
+
+    /** One figure a run produces, e.g. msg/s or p99 ms. */
+    record Metric(String key, String header, Unit unit, boolean higherIsBetter) {
+    }
+
+    /**
+     * One scenario: its table shows {@code primary} per run and the median of every metric in {@code columns}; the
+     * Markdown table shows the medians of {@code markdown}.
+     */
+    record Scenario(String key, String title, String markdownName, Metric primary, List<Metric> columns,
+                    List<Metric> markdown, boolean cpu) {
+    }
+
+    /**
+     * One measured run of one scenario on one target: its metrics, deliveries expected and received, CPU time per
+     * message of the broker JVMs together and of the client JVM (NaN if not measured), and the CPU, in cores, other
+     * processes took meanwhile.
+     */
+    record Sample(Map<String, Double> values, long expected, long received, double brokerMicros, double clientMicros,
+                  double others) {
+
+        double get(String key) {
+            return values.getOrDefault(key, Double.NaN);
+        }
+
+        boolean allArrived() {
+            return expected == received;
+        }
+    }
+
+    /**
+     * An aim: median fedbridge / median ActiveMQ of {@code metric} at least {@code ratio}, or, where lower is better,
+     * below it ({@code inclusive}: at most).
+     */
+    record Aim(String text, String scenario, String metric, double ratio, boolean inclusive) {
+
+        Aim(String text, String scenario, String metric, double ratio) {
+            this(text, scenario, metric, ratio, false);
+        }
+    }
+
+    private final String command;
+    private final List<Target> targets;
+    private final int runs;
+    private final Map<String, String> setup = new LinkedHashMap<>();
+    private final Map<String, Scenario> scenarios = new LinkedHashMap<>();
+    private final Map<String, Map<Target, List<Sample>>> samples = new LinkedHashMap<>();
+    private final List<Aim> aims = new ArrayList<>();
+    private final Map<Target, List<String>> failures = new EnumMap<>(Target.class);
+    private final List<String> notes = new ArrayList<>();
+    private String footnote = "";
+
+    ScenarioReport(String command, List<Target> targets, int runs) {
+        this.command = command;
+        this.targets = List.copyOf(targets);
+        this.runs = runs;
+    }
+
+    void setup(String key, String value) {
+        setup.put(key, value);
+    }
+
+    void footnote(String text) {
+        footnote = text;
+    }
+
+    /** A line printed under the aims (what a figure counts, why a scenario was skipped). */
+    void note(String text) {
+        notes.add(text);
+    }
+
+    void scenario(Scenario s) {
+        scenarios.put(s.key(), s);
+        Map<Target, List<Sample>> m = new EnumMap<>(Target.class);
+        for (Target t : targets) {
+            m.put(t, new ArrayList<>());
+        }
+        samples.put(s.key(), m);
+    }
+
+    void aim(Aim a) {
+        aims.add(a);
+    }
+
+    void add(String scenario, Target t, Sample s) {
+        samples.get(scenario).get(t).add(s);
+    }
+
+    void fail(Target t, String why) {
+        failures.computeIfAbsent(t, k -> new ArrayList<>()).add(why);
+    }
+
+    Map<String, List<String>> failures() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        failures.forEach((t, l) -> m.put(t.key, List.copyOf(l)));
+        return m;
+    }
+
+    /** Samples of one scenario per target key. */
+    Map<String, List<Sample>> samples(String scenario) {
+        Map<String, List<Sample>> m = new LinkedHashMap<>();
+        samples.get(scenario).forEach((t, l) -> m.put(t.key, List.copyOf(l)));
+        return m;
+    }
+
+    /** True if nothing failed, every scenario has all its runs on every target and every delivery arrived. */
+    boolean isComplete() {
+        if (!failures.isEmpty()) {
+            return false;
+        }
+        for (Map<Target, List<Sample>> m : samples.values()) {
+            for (List<Sample> l : m.values()) {
+                if (l.size() < runs || !l.stream().allMatch(Sample::allArrived)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    double median(String scenario, Target t, String metric) {
+        List<Sample> l = samples.get(scenario).get(t);
+        return l == null ? Double.NaN : Results.median(l, s -> s.get(metric));
+    }
+
+    double ratio(String scenario, String metric) {
+        return median(scenario, Target.FEDBRIDGE, metric) / median(scenario, Target.ACTIVEMQ, metric);
+    }
+
+    /** True, false, or null when the aim cannot be judged (a target missing). */
+    Boolean isMet(Aim a) {
+        double r = ratio(a.scenario(), a.metric());
+        if (Double.isNaN(r) || Double.isInfinite(r)) {
+            return null;
+        }
+        return metric(a).higherIsBetter() ? r >= a.ratio() : a.inclusive() ? r <= a.ratio() : r < a.ratio();
+    }
+
+    private Metric metric(Aim a) {
+        Scenario s = scenarios.get(a.scenario());
+        if (s.primary().key().equals(a.metric())) {
+            return s.primary();
+        }
+        return s.columns().stream().filter(m -> m.key().equals(a.metric())).findFirst().orElseThrow();
+    }
+
+    // ---------------------------------------------------------------- printing
+
+    void print(PrintWriter out) {
+        out.println();
+        out.println("== Setup");
+        setup.forEach((k, v) -> out.printf(Locale.ROOT, "%-14s %s%n", k + ":", v));
+        for (Scenario s : scenarios.values()) {
+            printScenario(out, s);
+        }
+        printAims(out);
+        if (!failures.isEmpty()) {
+            out.println();
+            out.println("== Failures");
+            failures.forEach((t, l) -> l.forEach(why -> out.println(t.key + ": " + why)));
+        }
+        printMarkdown(out);
+        out.println();
+        out.println(isComplete() ? "RESULT complete: every message sent arrived, on every target and run"
+                : "RESULT incomplete: see failures / 'all arrived' above");
+        out.flush();
+    }
+
+    private void printScenario(PrintWriter out, Scenario s) {
+        out.println();
+        out.println("== " + s.title() + "; " + s.primary().header() + " per run, medians of " + runs + " runs"
+                + (s.cpu() ? "; CPU time per message of the broker JVMs (together) and the client JVM" : "") + "; others = most"
+                + " CPU, in cores, other processes took during a run (noise)");
+        StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-16s", "target"));
+        for (int r = 1; r <= runs; r++) {
+            head.append(String.format(Locale.ROOT, "%10s", "run " + r));
+        }
+        head.append(String.format(Locale.ROOT, "%10s", "median"));
+        for (Metric m : s.columns()) {
+            head.append(String.format(Locale.ROOT, "%" + Math.max(10, m.header().length() + 2) + "s", m.header()));
+        }
+        if (s.cpu()) {
+            head.append(String.format(Locale.ROOT, "%15s%15s", "brokers us/msg", "client us/msg"));
+        }
+        head.append(String.format(Locale.ROOT, "%8s  %s", "others", "all arrived"));
+        out.println(head);
+        for (Target t : targets) {
+            List<Sample> l = samples.get(s.key()).get(t);
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-16s", t.title));
+            for (int r = 0; r < runs; r++) {
+                row.append(String.format(Locale.ROOT, "%10s", r < l.size() ? format(s.primary(), l.get(r).get(s.primary().key())) : "-"));
+            }
+            row.append(String.format(Locale.ROOT, "%10s", format(s.primary(), median(s.key(), t, s.primary().key()))));
+            for (Metric m : s.columns()) {
+                row.append(String.format(Locale.ROOT, "%" + Math.max(10, m.header().length() + 2) + "s",
+                        format(m, median(s.key(), t, m.key()))));
+            }
+            if (s.cpu()) {
+                row.append(String.format(Locale.ROOT, "%15s%15s", Report.micros(Results.median(l, Sample::brokerMicros)),
+                        Report.micros(Results.median(l, Sample::clientMicros))));
+            }
+            long lost = l.stream().mapToLong(x -> x.expected() - x.received()).sum();
+            row.append(String.format(Locale.ROOT, "%8s  %s", Report.cores(l.stream().mapToDouble(Sample::others).max().orElse(Double.NaN)),
+                    l.isEmpty() ? (failures.containsKey(t) ? "failed" : "-") : lost == 0 ? "yes" : "NO (" + lost + " missing)"));
+            out.println(row);
+        }
+    }
+
+    private void printAims(PrintWriter out) {
+        out.println();
+        out.println("== Aims (medians, fedbridge / ActiveMQ)");
+        if (aims.isEmpty()) {
+            out.println("(none)");
+        }
+        for (Aim a : aims) {
+            Metric m = metric(a);
+            Boolean met = isMet(a);
+            out.printf(Locale.ROOT, "%s: %s %s  (aim %s %s%s: %s)%n", a.text(), m.header(), Report.times(ratio(a.scenario(), a.metric())),
+                    m.higherIsBetter() ? ">=" : a.inclusive() ? "<=" : "<", trim(a.ratio()) + "x", m.higherIsBetter() ? "" : ", lower is better",
+                    met == null ? "not judged, a target is missing" : met ? "met" : "NOT met");
+        }
+        notes.forEach(out::println);
+    }
+
+    private void printMarkdown(PrintWriter out) {
+        out.println();
+        out.println("== Markdown (for the README)");
+        out.println("| " + command + " scenario | fedbridge | " + Target.ACTIVEMQ.title + " | fedbridge/ActiveMQ |");
+        out.println("|---|---:|---:|---:|");
+        for (Scenario s : scenarios.values()) {
+            for (Metric m : s.markdown()) {
+                out.println("| " + s.markdownName() + ", " + m.header() + " | " + cell(s, Target.FEDBRIDGE, m) + " | "
+                        + cell(s, Target.ACTIVEMQ, m) + " | " + Report.times(ratio(s.key(), m.key())) + " |");
+            }
+        }
+        out.println();
+        out.println(footnote);
+    }
+
+    private String cell(Scenario s, Target t, Metric m) {
+        if (!targets.contains(t)) {
+            return "not run";
+        }
+        String v = format(m, median(s.key(), t, m.key()));
+        return v.equals("-") && failures.containsKey(t) ? "failed" : v;
+    }
+
+    static String format(Metric m, double v) {
+        return switch (m.unit()) {
+            case RATE -> Report.grouped(v);
+            case MILLIS -> Report.ms(v);
+            case MICROS -> Report.micros(v);
+            case RATIO -> Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
+        };
+    }
+
+    private static String trim(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+}
