@@ -140,7 +140,7 @@ public final class ClientMain {
                         default -> answer("ERROR unknown command '" + line + "'");
                     }
                 } catch (Exception e) {
-                    e.printStackTrace();
+                    System.err.println("command failed: " + e); // the parent reads the ERROR line; stderr goes to the log
                     answer("ERROR " + p[0] + " failed: " + e);
                 }
             }

@@ -128,7 +128,7 @@ public final class LoadClientMain {
                         default -> answer("ERROR unknown command '" + line + "'");
                     }
                 } catch (Exception e) {
-                    e.printStackTrace();
+                    System.err.println("command failed: " + e); // the parent reads the ERROR line; stderr goes to the log
                     answer("ERROR " + p[0] + " failed: " + e);
                 } finally {
                     current = null;

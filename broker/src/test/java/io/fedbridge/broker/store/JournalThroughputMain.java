@@ -83,7 +83,7 @@ public final class JournalThroughputMain {
                 store.add("/queue/bench", new StoredMessage(s, "ID:" + s, "/queue/bench", Map.of(), BODY, 0))
                         .whenComplete((v, e) -> {
                             if (e != null) {
-                                e.printStackTrace();
+                                System.err.println("add failed: " + e);
                             }
                             completed.incrementAndGet();
                             permits.release();
