@@ -8,8 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The federation's announcements of its brokers to clients, as the failover client reads them. To be moved to
- * {@code io.fedbridge.core.FederationHeaders} once brokers send them.
+ * The federation's announcements of its brokers to clients, as the failover client reads them. The names are
+ * {@link io.fedbridge.core.FederationHeaders}'s, the one place the federation extensions are defined.
  *
  * <ul>
  *   <li>CONNECTED carries {@value #CLUSTER_URIS}: the client connector URIs of the federation's brokers this broker
@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterHeaders {
 
-    public static final String CLUSTER_URIS = "fedbridge-cluster-uris";
-    public static final String CLUSTER_REBALANCE = "fedbridge-cluster-rebalance";
-    public static final String CLUSTER_TOPIC = "/topic/fedbridge.advisory.cluster";
+    public static final String CLUSTER_URIS = io.fedbridge.core.FederationHeaders.CLUSTER_URIS;
+    public static final String CLUSTER_REBALANCE = io.fedbridge.core.FederationHeaders.CLUSTER_REBALANCE;
+    public static final String CLUSTER_TOPIC = io.fedbridge.core.FederationHeaders.CLUSTER_TOPIC;
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterHeaders.class);
 
