@@ -15,9 +15,8 @@ import io.fedbridge.broker.store.StoreConfig;
 import io.fedbridge.broker.store.StoreException;
 import io.fedbridge.core.bridge.BridgeStats;
 import io.fedbridge.core.bridge.NetworkConnector;
+import io.fedbridge.core.internal.LocalFrames;
 import io.fedbridge.core.internal.PipelineNames;
-import io.fedbridge.core.internal.StompFrameDecoder;
-import io.fedbridge.core.internal.StompFrameEncoder;
 import io.fedbridge.core.internal.Transports;
 import io.fedbridge.core.uri.CompositeUri;
 import io.netty.channel.Channel;
@@ -205,10 +204,8 @@ public final class Broker implements AutoCloseable {
                         ch.pipeline().addLast(PipelineNames.TLS, io.fedbridge.core.tls.internal.SslContexts
                                 .newServerHandler(ssl, listener.tls(), ch.alloc()));
                     }
-                    ch.pipeline()
-                            .addLast(PipelineNames.DECODER, new StompFrameDecoder(config.limits()))
-                            .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE)
-                            .addLast(PipelineNames.HANDLER, new ServerSession(core, guard));
+                    LocalFrames.install(ch, config.limits());
+                    ch.pipeline().addLast(PipelineNames.HANDLER, new ServerSession(core, guard));
                 }
             });
             f.awaitUninterruptibly();

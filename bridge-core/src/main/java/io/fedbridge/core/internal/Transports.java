@@ -33,6 +33,7 @@ public final class Transports {
     public static final List<String> SCHEMES = List.of("tcp", "ssl", "vm");
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
 
+    private static final java.util.concurrent.atomic.AtomicLong CLIENTS = new java.util.concurrent.atomic.AtomicLong();
     private static volatile EventLoopGroup ioGroup;
     private static volatile EventLoopGroup localGroup;
 
@@ -108,7 +109,7 @@ public final class Transports {
         ServerBootstrap b = new ServerBootstrap();
         if (isLocal(uri)) {
             EventLoopGroup local = localGroup();
-            b.group(local, local).channel(LocalServerChannel.class);
+            b.group(local, new PeerLoopGroup(local)).channel(LocalServerChannel.class);
         } else {
             b.group(boss, workers).channel(NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, 1024)
@@ -126,8 +127,10 @@ public final class Transports {
                                         ChannelInitializer<Channel> initializer) {
         checkScheme(uri);
         Bootstrap b = new Bootstrap();
+        LocalAddress from = null;
         if (isLocal(uri)) {
             b.group(localGroup()).channel(LocalChannel.class);
+            from = new LocalAddress("fedbridge-vm-client-" + CLIENTS.incrementAndGet());
         } else {
             b.group(group == null ? ioGroup() : group).channel(NioSocketChannel.class)
                     .option(ChannelOption.TCP_NODELAY, true)
@@ -136,7 +139,18 @@ public final class Transports {
         b.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
                 .handler(initializer);
-        return b.connect(address(uri));
+        if (from == null) {
+            return b.connect(address(uri));
+        }
+        LocalAddress self = from;
+        b.handler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                PeerLoopGroup.announce(self, ch); // before connecting: the broker's end is registered on this loop
+                ch.pipeline().addLast(initializer);
+            }
+        });
+        return b.connect(address(uri), self);
     }
 
     /** The URI a client should use to reach a bound listener (port 0 resolved to the real port). */

@@ -1,0 +1,115 @@
+package io.fedbridge.core.internal;
+
+import io.fedbridge.core.FrameLimits;
+import io.fedbridge.core.StompFrame;
+import io.fedbridge.core.StompHeaders;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.local.LocalChannel;
+
+/**
+ * The codec of a {@code vm://} connection: frames cross it as objects, never as bytes. Encoding a 1 KiB
+ * MESSAGE and decoding it again on the other side of the same JVM was most of the CPU a broker spent on
+ * the vm:// link to its own bridge.
+ *
+ * <p>What arrives is what the wire would have delivered: a copy whose headers and body belong to the receiver
+ * (the sender may reuse its frame, the receiver may change its copy), {@code content-length} set the way the
+ * encoder writes it, and the decoder's checks: the same {@link FrameLimits}, an empty header name refused, a
+ * frame that breaks them turned into a {@link MalformedFrame} naming the problem. Heart-beat EOLs (written as
+ * bytes by {@link HeartBeatHandler}, which sits in front and counts them as reads) are dropped here.
+ */
+public final class LocalFrames extends ChannelInboundHandlerAdapter {
+
+    private final FrameLimits limits;
+    private boolean bad;
+
+    LocalFrames(FrameLimits limits) {
+        this.limits = limits;
+    }
+
+    /**
+     * Adds the STOMP codec for {@code ch} to its pipeline as {@link PipelineNames#DECODER} (and
+     * {@link PipelineNames#ENCODER} on sockets): objects on {@code vm://}, bytes otherwise.
+     */
+    public static void install(Channel ch, FrameLimits limits) {
+        ChannelPipeline p = ch.pipeline();
+        if (ch instanceof LocalChannel) {
+            p.addLast(PipelineNames.DECODER, new LocalFrames(limits));
+        } else {
+            p.addLast(PipelineNames.DECODER, new StompFrameDecoder(limits))
+                    .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ByteBuf b) {
+            b.release(); // a heart-beat
+            return;
+        }
+        if (bad) {
+            return; // as after a malformed frame on a socket: nothing more is read until the connection closes
+        }
+        if (!(msg instanceof StompFrame f)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        String problem = check(f);
+        if (problem != null) {
+            bad = true;
+            ctx.fireChannelRead(new MalformedFrame(problem, f.headers().get(StompHeaders.RECEIPT)));
+            return;
+        }
+        ctx.fireChannelRead(received(f));
+    }
+
+    /** The decoder's limits, applied to a frame object; null when it passes. */
+    String check(StompFrame f) {
+        StompHeaders h = f.headers();
+        if (h.size() > limits.maxHeaders()) {
+            return f.command() + " frame has more than the limit of " + limits.maxHeaders() + " headers";
+        }
+        long size = f.command().name().length() + 3L + f.body().length;
+        for (int i = 0; i < h.size(); i++) {
+            String name = h.name(i);
+            if (name.isEmpty()) {
+                return f.command() + " frame has a header with an empty name";
+            }
+            int line = name.length() + 1 + h.value(i).length();
+            if (line > limits.maxHeaderLength()) {
+                return f.command() + " frame has a header line longer than the limit of " + limits.maxHeaderLength() + " bytes";
+            }
+            size += line + 1;
+        }
+        if (size > limits.maxFrameSize()) {
+            return f.command() + " frame exceeds the size limit of " + limits.maxFrameSize() + " bytes";
+        }
+        return null;
+    }
+
+    /** The receiver's own copy, with {@code content-length} as the encoder would have written it. */
+    static StompFrame received(StompFrame f) {
+        StompHeaders in = f.headers();
+        byte[] body = f.body();
+        StompHeaders h = new StompHeaders(in.size() + 1);
+        boolean length = false;
+        for (int i = 0; i < in.size(); i++) {
+            String name = in.name(i);
+            if (name.equals(StompHeaders.CONTENT_LENGTH)) {
+                if (!length) {
+                    length = true;
+                    h.add(name, Integer.toString(body.length));
+                }
+                continue;
+            }
+            h.add(name, in.value(i));
+        }
+        if (!length && body.length > 0) {
+            h.add(StompHeaders.CONTENT_LENGTH, Integer.toString(body.length));
+        }
+        return new StompFrame(f.command(), h, body.length == 0 ? body : body.clone());
+    }
+}
