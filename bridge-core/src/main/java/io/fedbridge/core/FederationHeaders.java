@@ -13,6 +13,11 @@ package io.fedbridge.core;
  * <tr><td>{@value #FEDERATION_ID}</td><td>SEND / MESSAGE</td><td>federation-wide message id: origin broker id + ':' + sequence, used for dedupe</td></tr>
  * <tr><td>{@value #HOPS}</td><td>SEND / MESSAGE</td><td>bridges crossed so far</td></tr>
  * <tr><td>{@value #DUPLICATE}</td><td>RECEIPT</td><td>"true" when the broker dropped the SEND as a duplicate federation id</td></tr>
+ * <tr><td>{@value #ORDERED_RECEIPTS}</td><td>CONNECTED</td><td>"true": the receipt of a SEND carrying a broker path is written
+ *     only after every such SEND before it on the connection was accepted, so it covers them all</td></tr>
+ * <tr><td>{@value #RECEIPT_ONLY}</td><td>SEND</td><td>"true": not a message; only its ordered receipt is wanted</td></tr>
+ * <tr><td>{@value #DUPLICATES}</td><td>RECEIPT</td><td>of such a SEND: how many such SENDs since the previous such receipt
+ *     (this one included) were dropped as duplicates</td></tr>
  * <tr><td>{@value #NETWORK_CONSUMER}</td><td>SUBSCRIBE</td><td>"true": a bridge's network subscription</td></tr>
  * <tr><td>{@value #ORIGIN_CONSUMER}</td><td>SUBSCRIBE / advisory</td><td>federation-wide id of the consumer the demand comes from</td></tr>
  * <tr><td>{@value #CONSUMER_PATH}</td><td>SUBSCRIBE / advisory</td><td>comma-separated ids of the brokers the demand passed, origin first</td></tr>
@@ -34,6 +39,15 @@ public final class FederationHeaders {
     public static final String FEDERATION_ID = "fedbridge-id";
     public static final String HOPS = "fedbridge-hops";
     public static final String DUPLICATE = "fedbridge-duplicate";
+    /** CONNECTED: "true" when receipts of forwarded SENDs are ordered and cumulative (a bridge may ask for fewer). */
+    public static final String ORDERED_RECEIPTS = "fedbridge-ordered-receipts";
+    /**
+     * SEND, to a broker with ordered receipts: "true" = route nothing, just answer with an ordered receipt (a bridge
+     * settling forwards it sent without asking for one).
+     */
+    public static final String RECEIPT_ONLY = "fedbridge-receipt-only";
+    /** RECEIPT of a forwarded SEND, with ordered receipts: duplicates dropped since the previous such receipt. */
+    public static final String DUPLICATES = "fedbridge-duplicates";
     public static final String NETWORK_CONSUMER = "fedbridge-network-consumer";
     public static final String ORIGIN_CONSUMER = "fedbridge-origin-consumer";
     public static final String CONSUMER_PATH = "fedbridge-consumer-path";

@@ -3,10 +3,9 @@ package io.fedbridge.core;
 import io.fedbridge.core.internal.FrameWriter;
 import io.fedbridge.core.internal.HeartBeatHandler;
 import io.fedbridge.core.internal.HeartBeats;
+import io.fedbridge.core.internal.LocalFrames;
 import io.fedbridge.core.internal.MalformedFrame;
 import io.fedbridge.core.internal.PipelineNames;
-import io.fedbridge.core.internal.StompFrameDecoder;
-import io.fedbridge.core.internal.StompFrameEncoder;
 import io.fedbridge.core.internal.Transports;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -40,8 +39,10 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Thread-safe. A sender is blocked (never buffered without bound) while the connection's outbound
- * buffer is full, except on the I/O thread itself. Listeners run on one dispatch thread per connection,
- * so a listener may block or send with {@code join()}.
+ * buffer is full, except on an I/O thread (which must never block; what it sends is bounded by its own window,
+ * as a bridge's is by its prefetch). Listeners run on one dispatch thread per connection, so a listener may
+ * block or send with {@code join()}; {@link #subscribeOnIoThread} skips that hand-over for listeners that never
+ * block.
  */
 public final class StompConnection implements AutoCloseable {
 
@@ -60,6 +61,7 @@ public final class StompConnection implements AutoCloseable {
     private volatile Channel channel;
     private volatile FrameWriter writer;
     private volatile StompHeaders connectedHeaders;
+    private boolean errored; // confined to the I/O thread
     private volatile ExecutorService dispatcher;
     private volatile boolean closing;
     private volatile Throwable closeCause;
@@ -122,10 +124,8 @@ public final class StompConnection implements AutoCloseable {
                         return;
                     }
                 }
-                ch.pipeline()
-                        .addLast(PipelineNames.DECODER, new StompFrameDecoder(config.limits()))
-                        .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE)
-                        .addLast(PipelineNames.HANDLER, new Handler());
+                LocalFrames.install(ch, config.limits());
+                ch.pipeline().addLast(PipelineNames.HANDLER, new Handler());
             }
         }).addListener(f -> {
             if (!f.isSuccess()) {
@@ -191,13 +191,13 @@ public final class StompConnection implements AutoCloseable {
 
     private void write(Channel ch, StompFrame frame) {
         awaitWritable(ch);
-        writer.write(frame, StompFrameEncoder.estimate(frame));
+        writer.write(frame);
     }
 
     private void awaitWritable(Channel ch) {
         FrameWriter w = writer;
-        if (w.isWritable() || ch.eventLoop().inEventLoop()) {
-            return;
+        if (w.isWritable() || io.netty.util.internal.ThreadExecutorMap.currentExecutor() != null) {
+            return; // an event-loop thread (this connection's or another's) never blocks: its callers bound what they send
         }
         synchronized (writability) {
             boolean interrupted = false;
@@ -238,6 +238,18 @@ public final class StompConnection implements AutoCloseable {
         return doSubscribe(request, messageListener);
     }
 
+    /**
+     * Subscribes with a listener that runs on this connection's I/O thread, in order, without the hand-over to the
+     * dispatch thread (one thread wake-up less per message). Only for listeners that never block, such as a bridge
+     * forwarding to another connection: while one runs, nothing else on this connection is read or written.
+     */
+    public Subscription subscribeOnIoThread(SubscriptionRequest request, MessageListener messageListener) {
+        if (messageListener == null) {
+            throw new IllegalArgumentException("messageListener must not be null");
+        }
+        return doSubscribe(request, messageListener, false, null, true);
+    }
+
     /** Subscribes for pulling with {@link Subscription#receive(Duration)}. */
     public Subscription subscribe(SubscriptionRequest request) {
         return doSubscribe(request, null);
@@ -254,9 +266,14 @@ public final class StompConnection implements AutoCloseable {
     }
 
     private Subscription doSubscribe(SubscriptionRequest request, MessageListener l, boolean wait, Duration timeout) {
+        return doSubscribe(request, l, wait, timeout, false);
+    }
+
+    private Subscription doSubscribe(SubscriptionRequest request, MessageListener l, boolean wait, Duration timeout,
+                                     boolean onIoThread) {
         Channel ch = checkOpen();
         String id = request.extraHeaders().getOrDefault(StompHeaders.ID, "sub-" + ids.incrementAndGet());
-        Subscription s = new Subscription(this, id, request, l);
+        Subscription s = new Subscription(this, id, request, l, onIoThread);
         if (subscriptions.putIfAbsent(id, s) != null) {
             throw new IllegalArgumentException("subscription id '" + id + "' is already in use on this connection");
         }
@@ -275,7 +292,7 @@ public final class StompConnection implements AutoCloseable {
                 h.add(k, v);
             }
         });
-        if (l != null && dispatcher == null) {
+        if (l != null && !onIoThread && dispatcher == null) {
             synchronized (this) {
                 if (dispatcher == null) {
                     dispatcher = Executors.newSingleThreadExecutor(r -> {
@@ -500,6 +517,9 @@ public final class StompConnection implements AutoCloseable {
                 failConnection(ctx, new StompException("malformed frame from " + config.uri() + ": " + bad.reason()));
                 return;
             }
+            if (errored) {
+                return; // after an ERROR the connection is over: a later RECEIPT must not confirm anything
+            }
             StompFrame f = (StompFrame) msg;
             switch (f.command()) {
                 case CONNECTED -> onConnected(ctx, f);
@@ -544,6 +564,14 @@ public final class StompConnection implements AutoCloseable {
                 s.enqueue(m);
                 return;
             }
+            if (s.onIoThread()) {
+                try {
+                    l.onMessage(m);
+                } catch (RuntimeException e) {
+                    LOG.warn("{}: listener of {} threw; the message is not acknowledged", name, s, e);
+                }
+                return;
+            }
             dispatcher.execute(() -> {
                 try {
                     l.onMessage(m);
@@ -555,6 +583,7 @@ public final class StompConnection implements AutoCloseable {
 
         private void onErrorFrame(ChannelHandlerContext ctx, StompFrame f) {
             String receiptId = f.header(StompHeaders.RECEIPT_ID);
+            errored = true;
             StompErrorException e = new StompErrorException("broker at " + config.uri() + " answered ERROR", f);
             if (!connected.isDone()) {
                 connected.completeExceptionally(e);

@@ -17,14 +17,17 @@ public final class Subscription implements AutoCloseable {
     private final String id;
     private final SubscriptionRequest request;
     private final MessageListener listener;
+    private final boolean onIoThread;
     private final BlockingQueue<Object> queue;
     private volatile boolean active = true;
 
-    Subscription(StompConnection connection, String id, SubscriptionRequest request, MessageListener listener) {
+    Subscription(StompConnection connection, String id, SubscriptionRequest request, MessageListener listener,
+                 boolean onIoThread) {
         this.connection = connection;
         this.id = id;
         this.request = request;
         this.listener = listener;
+        this.onIoThread = onIoThread;
         this.queue = listener == null ? new LinkedBlockingQueue<>() : null;
     }
 
@@ -46,6 +49,10 @@ public final class Subscription implements AutoCloseable {
 
     public boolean isActive() {
         return active && connection.isConnected();
+    }
+
+    boolean onIoThread() {
+        return onIoThread;
     }
 
     MessageListener listener() {

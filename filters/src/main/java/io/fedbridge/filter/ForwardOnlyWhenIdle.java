@@ -43,4 +43,9 @@ public record ForwardOnlyWhenIdle(int maxPending, Duration holdTime) implements 
             return true;
         }
     }
+
+    @Override
+    public boolean mayBlock() {
+        return false;
+    }
 }

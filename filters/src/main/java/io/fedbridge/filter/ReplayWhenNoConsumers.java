@@ -37,4 +37,9 @@ public record ReplayWhenNoConsumers(Duration replayDelay, boolean selectorAware)
             headers.put(FederationHeaders.REPLAY_SELECTOR_AWARE, Boolean.toString(selectorAware));
         }
     }
+
+    @Override
+    public boolean mayBlock() {
+        return false;
+    }
 }

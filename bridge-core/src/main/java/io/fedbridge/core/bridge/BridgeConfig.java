@@ -104,6 +104,16 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         filters = filters == null ? List.of() : List.copyOf(filters);
     }
 
+    /** Whether any configured filter may block in {@link BridgeFilter#beforeForward}. */
+    public boolean filtersMayBlock() {
+        for (BridgeFilter.Entry e : filters) {
+            if (e.filter().mayBlock()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The filters that apply to {@code destination}, in order. */
     public List<BridgeFilter> filtersFor(String destination) {
         if (filters.isEmpty()) {

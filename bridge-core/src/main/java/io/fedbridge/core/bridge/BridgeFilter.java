@@ -10,7 +10,8 @@ import java.util.Map;
  * add their own. Every method has a pass-through default.
  *
  * <p>Called from the bridge's threads; implementations must be thread-safe. {@link #beforeForward} may block
- * to pace a link (the source then holds further messages back through the subscription's prefetch window).
+ * to pace a link (the source then holds further messages back through the subscription's prefetch window) if
+ * {@link #mayBlock()} says so.
  */
 public interface BridgeFilter {
 
@@ -40,6 +41,15 @@ public interface BridgeFilter {
      * return to the source queue for local consumers) and offers it again after {@link #holdTime()}.
      */
     default boolean afterReceipt(RemoteConsumer consumer, StompFrame receipt) {
+        return true;
+    }
+
+    /**
+     * Whether {@link #beforeForward} may block. Network subscriptions whose filters never block forward straight
+     * from the source connection's I/O thread; one with a blocking filter hands each message to a dispatch thread
+     * first. The default, true, is the safe answer for a filter that does not say.
+     */
+    default boolean mayBlock() {
         return true;
     }
 

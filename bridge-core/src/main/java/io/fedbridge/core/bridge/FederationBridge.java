@@ -258,11 +258,12 @@ public final class FederationBridge implements AutoCloseable {
         }
     }
 
-    public void countReceipted(boolean duplicate) {
-        pending.decrementAndGet();
-        acked.incrementAndGet();
-        if (duplicate) {
-            duplicates.incrementAndGet();
+    /** {@code messages} forwards were receipted by the peer, {@code duplicate} of them dropped there as duplicates. */
+    public void countReceipted(int messages, int duplicate) {
+        pending.addAndGet(-messages);
+        acked.addAndGet(messages);
+        if (duplicate > 0) {
+            duplicates.addAndGet(duplicate);
         }
         progress();
     }

@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * one flush (one syscall) instead of one per frame, and the last frame of a burst is always flushed.
  *
  * <p>Writes from outside the event loop become event-loop tasks; the flush task is queued from inside the
- * loop, after the write it covers, so no write can slip in behind a flush that was queued earlier. Bytes
+ * loop, after the write it covers, so no write can slip in behind a flush that was queued earlier. A write made
+ * on the event loop itself goes straight to the channel only while no other thread's write waits for the loop;
+ * otherwise it queues behind those, so writes that the callers ordered (a bridge's cumulative ACKs, made under
+ * its lock from two threads) reach the channel in that order. Bytes
  * queued this way count against {@link #isWritable()}, so producers see back-pressure before the tasks
  * have even reached the channel.
  */
@@ -42,9 +45,20 @@ public final class FrameWriter {
         }
     }
 
+    /** Queues {@code frame} for writing; its size is estimated only when it has to wait for the event loop. */
+    public void write(io.fedbridge.core.StompFrame frame) {
+        if (loop.inEventLoop() && queued.get() == 0) {
+            writeInLoop(frame);
+            return;
+        }
+        write(frame, StompFrameEncoder.estimate(frame));
+    }
+
     /** Queues {@code msg} (a frame or a ByteBuf) for writing; {@code size} is its approximate encoded size. */
     public void write(Object msg, int size) {
-        if (loop.inEventLoop()) {
+        if (loop.inEventLoop() && queued.get() == 0) {
+            // Only when no other thread's write is still queued: a write that happened before this one (as the
+            // caller's locks ordered them) must not be overtaken.
             writeInLoop(msg);
             return;
         }

@@ -19,6 +19,8 @@ final class BrokerMessage {
     final long expires;
     final boolean persistent;
     final int size;
+    /** The federation broker path it came along, or null: read once here, consulted on every routing decision. */
+    final String brokerPath;
 
     BrokerMessage(long sequence, String messageId, String destination, StompHeaders headers, byte[] body) {
         this.sequence = sequence;
@@ -26,13 +28,29 @@ final class BrokerMessage {
         this.destination = destination;
         this.headers = headers;
         this.body = body;
-        this.priority = parsePriority(headers.get(StompHeaders.PRIORITY));
-        this.expires = parseLong(headers.get(StompHeaders.EXPIRES));
-        this.persistent = "true".equals(headers.get(StompHeaders.PERSISTENT));
+        // one pass over the headers; the first occurrence of a repeated header wins, as in StompHeaders.get
+        String priorityValue = null;
+        String expiresValue = null;
+        String persistentValue = null;
+        String path = null;
         int s = body.length + 64;
-        for (int i = 0; i < headers.size(); i++) {
-            s += headers.name(i).length() + headers.value(i).length() + 32;
+        for (int i = headers.size() - 1; i >= 0; i--) {
+            String name = headers.name(i);
+            String value = headers.value(i);
+            s += name.length() + value.length() + 32;
+            switch (name) {
+                case StompHeaders.PRIORITY -> priorityValue = value;
+                case StompHeaders.EXPIRES -> expiresValue = value;
+                case StompHeaders.PERSISTENT -> persistentValue = value;
+                case io.fedbridge.core.FederationHeaders.BROKER_PATH -> path = value;
+                default -> {
+                }
+            }
         }
+        this.priority = parsePriority(priorityValue);
+        this.expires = parseLong(expiresValue);
+        this.persistent = "true".equals(persistentValue);
+        this.brokerPath = path;
         this.size = s;
     }
 

@@ -23,8 +23,16 @@ record DeliveryFilter(Selector selector, String excludeBroker, int maxHops) {
     }
 
     boolean accepts(StompHeaders h) {
+        return accepts(h, excludeBroker != null || maxHops > 0 ? h.get(FederationHeaders.BROKER_PATH) : null);
+    }
+
+    /** The same for a message whose broker path was read once, when it entered the broker. */
+    boolean accepts(BrokerMessage m) {
+        return accepts(m.headers, m.brokerPath);
+    }
+
+    private boolean accepts(StompHeaders h, String path) {
         if (excludeBroker != null || maxHops > 0) {
-            String path = h.get(FederationHeaders.BROKER_PATH);
             if (path != null && !path.isEmpty()) {
                 if (excludeBroker != null && path.contains(excludeBroker)) {
                     return false;

@@ -60,7 +60,7 @@ final class ServerConsumer {
     }
 
     boolean accepts(BrokerMessage m) {
-        return filter == null || filter.accepts(m.headers);
+        return filter == null || filter.accepts(m);
     }
 
     /**

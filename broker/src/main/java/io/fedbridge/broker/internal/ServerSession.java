@@ -11,7 +11,6 @@ import io.fedbridge.core.StompHeaders;
 import io.fedbridge.core.internal.FrameWriter;
 import io.fedbridge.core.internal.HeartBeatHandler;
 import io.fedbridge.core.internal.LocalFlowControl;
-import io.fedbridge.core.internal.StompFrameEncoder;
 import io.fedbridge.core.internal.HeartBeats;
 import io.fedbridge.core.internal.MalformedFrame;
 import io.fedbridge.core.internal.PipelineNames;
@@ -63,6 +62,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private int consumerNumbers;
     private boolean paused;
     private final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
+    /** Accepted (or not) once every SEND forwarded on this connection so far was; see forwardedReceipt. */
+    private CompletableFuture<Void> lastForwarded = BrokerCore.DONE;
+    private final java.util.concurrent.atomic.AtomicInteger forwardedDuplicates = new java.util.concurrent.atomic.AtomicInteger();
     private final SecurityGuard guard;
     private Identity identity = Identity.ofAnonymous();
 
@@ -89,7 +91,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     void write(StompFrame frame) {
         FrameWriter w = writer;
         if (w != null) {
-            w.write(frame, StompFrameEncoder.estimate(frame));
+            w.write(frame);
         }
     }
 
@@ -118,10 +120,55 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         return receipt;
     }
 
+    /**
+     * The receipt of a SEND forwarded by a bridge ({@link FederationHeaders#ORDERED_RECEIPTS}): written only once
+     * this SEND and every forwarded SEND before it on this connection were accepted, so a bridge may ask for a
+     * receipt on some of its forwards only and take each receipt as covering everything it sent before. It also
+     * says how many forwarded SENDs since the previous such receipt were dropped as duplicates. After a failure
+     * no later forwarded SEND gets a receipt: the connection closes with an ERROR.
+     */
+    private void forwardedReceipt(StompFrame frame, CompletableFuture<Void> done) {
+        String r = frame.header(StompHeaders.RECEIPT);
+        if (done == BrokerCore.DUPLICATE) {
+            forwardedDuplicates.incrementAndGet();
+        } else if (!done.isDone() || done.isCompletedExceptionally()) {
+            receiptWhenDone(frame, done, false); // reports a failure; the receipt comes below
+        }
+        CompletableFuture<Void> before = lastForwarded;
+        if (before.isDone() && !before.isCompletedExceptionally() && done.isDone() && !done.isCompletedExceptionally()) {
+            if (r != null) {
+                write(forwardedReceiptFrame(frame, r, done == BrokerCore.DUPLICATE));
+            }
+            return;
+        }
+        boolean duplicate = done == BrokerCore.DUPLICATE;
+        // Written inside the combining function: it runs only after the previous one (which wrote the previous
+        // receipt) completed, so receipts leave in order; if either failed it never runs.
+        lastForwarded = before.thenCombine(done, (a, b) -> {
+            if (r != null) {
+                write(forwardedReceiptFrame(frame, r, duplicate));
+            }
+            return null;
+        });
+    }
+
+    private StompFrame forwardedReceiptFrame(StompFrame frame, String r, boolean duplicate) {
+        StompFrame receipt = receiptFor(frame, r);
+        if (duplicate) {
+            receipt.headers().add(FederationHeaders.DUPLICATE, "true");
+        }
+        receipt.headers().add(FederationHeaders.DUPLICATES, Integer.toString(forwardedDuplicates.getAndSet(0)));
+        return receipt;
+    }
+
     private void receiptWhenDone(StompFrame frame, CompletableFuture<Void> done) {
+        receiptWhenDone(frame, done, true);
+    }
+
+    private void receiptWhenDone(StompFrame frame, CompletableFuture<Void> done, boolean writeReceipt) {
         String r = frame.header(StompHeaders.RECEIPT);
         if (done.isDone() && !done.isCompletedExceptionally()) {
-            if (r != null) {
+            if (r != null && writeReceipt) {
                 write(receiptFor(frame, r));
             }
             return;
@@ -136,7 +183,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                             : frame.command() + " to " + frame.header(StompHeaders.DESTINATION) + " could not be stored: " + cause.getMessage();
                     ch.eventLoop().execute(() -> error(what, null, r));
                 }
-            } else if (r != null) {
+            } else if (r != null && writeReceipt) {
                 write(receiptFor(frame, r));
             }
         });
@@ -303,6 +350,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(FederationHeaders.BROKER_ID, core.brokerId);
         h.add(FederationHeaders.BROKER_NAME, core.config.name());
         h.add(FederationHeaders.CLUSTER_URIS, core.clusterUris());
+        h.add(FederationHeaders.ORDERED_RECEIPTS, "true");
         state = State.CONNECTED;
         ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));
         if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
@@ -311,6 +359,10 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     private void onSend(StompFrame f) {
+        if (f.header(FederationHeaders.RECEIPT_ONLY) != null) {
+            forwardedReceipt(f, BrokerCore.DONE); // a bridge settling the forwards it sent before
+            return;
+        }
         String invalid = Destinations.validate(f.header(StompHeaders.DESTINATION));
         if (invalid != null) {
             error("SEND rejected: " + invalid, null, f.header(StompHeaders.RECEIPT));
@@ -347,14 +399,17 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             producedTo.add(dest);
         }
         CompletableFuture<Void> done = core.routeOnce(dest, messageHeaders(f), f.body());
-        if (done == BrokerCore.DUPLICATE) {
+        if (f.header(FederationHeaders.BROKER_PATH) != null) {
+            forwardedReceipt(f, done);
+        } else if (done == BrokerCore.DUPLICATE) {
             String r = f.header(StompHeaders.RECEIPT);
             if (r != null) {
                 write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r, FederationHeaders.DUPLICATE, "true"));
             }
             return;
+        } else {
+            receiptWhenDone(f, done);
         }
-        receiptWhenDone(f, done);
         if (!paused && (core.memory.pauseIfFull(this::resumeReading) || core.pauseIfFull(dest, this::resumeReading))) {
             paused = true;
             channel.config().setAutoRead(false);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
 import io.fedbridge.core.AckMode;
+import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.Message;
 import io.fedbridge.core.ReceivedMessage;
 import io.fedbridge.core.StompConnection;
@@ -51,7 +52,7 @@ class ConditionalFiltersIT extends BrokerTestSupport {
         return fb;
     }
 
-    /** Counts SEND frames crossing a TCP link: the wire copies. */
+    /** Counts forwarded messages (SEND frames with a federation id) crossing a TCP link: the wire copies. */
     private static final class SendCounter implements AutoCloseable {
         final ServerSocket server;
         final AtomicLong sends = new AtomicLong();
@@ -79,16 +80,17 @@ class ConditionalFiltersIT extends BrokerTestSupport {
         private void pump(InputStream from, OutputStream to, boolean count) {
             Thread t = new Thread(() -> {
                 byte[] buf = new byte[65536];
-                byte[] window = new byte[6];
+                // every forwarded message carries its federation id once; a bridge's receipt-only SEND carries none
+                byte[] marker = ("\n" + FederationHeaders.FEDERATION_ID + ":").getBytes(StandardCharsets.US_ASCII);
+                byte[] window = new byte[marker.length];
                 try {
                     int n;
                     while ((n = from.read(buf)) > 0) {
                         if (count) {
                             for (int i = 0; i < n; i++) {
-                                System.arraycopy(window, 1, window, 0, 5);
-                                window[5] = buf[i];
-                                // a frame starts after NUL (or EOL heart-beats): "\0SEND\n"
-                                if (window[0] == 0 && new String(window, 1, 5, StandardCharsets.US_ASCII).equals("SEND\n")) {
+                                System.arraycopy(window, 1, window, 0, window.length - 1);
+                                window[window.length - 1] = buf[i];
+                                if (java.util.Arrays.equals(window, marker)) {
                                     sends.incrementAndGet();
                                 }
                             }

@@ -11,6 +11,7 @@ import io.fedbridge.core.Subscription;
 import io.fedbridge.core.SubscriptionRequest;
 import io.fedbridge.core.bridge.BridgeConfig;
 import io.fedbridge.core.bridge.FederationBridge;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -45,6 +46,8 @@ public final class Direction implements DemandRegistry.Route {
         final io.fedbridge.core.bridge.RemoteConsumer consumer;
         final List<io.fedbridge.core.bridge.BridgeFilter> filters;
         final Set<String> members = new LinkedHashSet<>();
+        /** With batched receipts: this subscription's messages in delivery order, until acknowledged. */
+        final ArrayDeque<Forward> window = new ArrayDeque<>();
         Subscription subscription;
         int inflight;
         boolean draining;
@@ -61,6 +64,21 @@ public final class Direction implements DemandRegistry.Route {
         }
     }
 
+    /** A message taken from a network subscription, until the source is told it may forget it. */
+    private static final class Forward {
+        final NetworkSub ns;
+        final ReceivedMessage message;
+        StompFrame frame;
+        /** Receipted by the target, or filtered out: the source may forget it. Guarded by the Direction. */
+        boolean done;
+
+        Forward(NetworkSub ns, ReceivedMessage message, StompFrame frame) {
+            this.ns = ns;
+            this.message = message;
+            this.frame = frame;
+        }
+    }
+
     private final FederationBridge bridge;
     private final BridgeConfig config;
     private final StompConnection source;
@@ -74,6 +92,26 @@ public final class Direction implements DemandRegistry.Route {
     private final Map<String, NetworkSub> subs = new HashMap<>();
     private final Map<String, NetworkSub> subByOrigin = new HashMap<>();
     private volatile boolean stopped;
+    /**
+     * The target promises ordered receipts ({@link FederationHeaders#ORDERED_RECEIPTS}) and no filter blocks: then a
+     * receipt is asked for only on the last forward of each burst (and at least every {@link #receiptEvery}), each
+     * receipt settles every forward before it, and the source gets one cumulative ACK per subscription for them.
+     */
+    private final boolean batchedReceipts;
+    private final int receiptEvery;
+    /** Forwards written to the target and not yet covered by a receipt, in write order. Guarded by this. */
+    private final ArrayDeque<Forward> unreceipted = new ArrayDeque<>();
+    // Confined to the source's I/O thread, where every network subscription forwards when receipts are batched:
+    private Forward held;
+    private int sinceReceipt;
+    private boolean releaseScheduled;
+    private io.netty.util.concurrent.EventExecutor sourceLoop;
+    /** Receipts asked for and not yet arrived. */
+    private final java.util.concurrent.atomic.AtomicInteger receiptsOutstanding = new java.util.concurrent.atomic.AtomicInteger();
+    /** A burst ended while a receipt was outstanding: once it arrives, ask for one covering the rest. */
+    private volatile boolean receiptWanted;
+    /** The last forward written asked for no receipt. */
+    private boolean unreceiptedTail;
 
     public Direction(FederationBridge bridge, BridgeConfig config, StompConnection source, String sourceId,
                      StompConnection target, String targetId, String label) {
@@ -86,6 +124,10 @@ public final class Direction implements DemandRegistry.Route {
         this.registryKey = sourceId != null ? sourceId : "uri:" + source.config().uri();
         this.targetKey = targetId != null ? targetId : "uri:" + target.config().uri();
         this.label = config.name() + " (" + label + ")";
+        StompHeaders connected = target.connectedHeaders();
+        boolean ordered = connected != null && "true".equals(connected.get(FederationHeaders.ORDERED_RECEIPTS));
+        this.batchedReceipts = ordered && !config.filtersMayBlock();
+        this.receiptEvery = Math.max(1, Math.min(128, config.prefetchSize() / 2));
     }
 
     public void start() {
@@ -252,7 +294,8 @@ public final class Direction implements DemandRegistry.Route {
             return;
         }
         SubscriptionRequest.Builder r = SubscriptionRequest.builder(ns.destination)
-                .ackMode(AckMode.CLIENT_INDIVIDUAL).selector(ns.selector).prefetch(config.prefetchSize())
+                .ackMode(batchedReceipts ? AckMode.CLIENT : AckMode.CLIENT_INDIVIDUAL).selector(ns.selector)
+                .prefetch(config.prefetchSize())
                 .header(FederationHeaders.NETWORK_CONSUMER, "true")
                 .header(FederationHeaders.ORIGIN_CONSUMER, ns.origin)
                 .header(FederationHeaders.CONSUMER_PATH, String.join(",", ns.path))
@@ -273,7 +316,14 @@ public final class Direction implements DemandRegistry.Route {
         }
         extra.forEach(r::header);
         try {
-            ns.subscription = source.subscribe(r.build(), m -> forward(ns, m));
+            // forward() itself never blocks (the prefetch window bounds what it sends): unless a filter may, it runs
+            // on the source's I/O thread
+            boolean blocking = false;
+            for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
+                blocking |= f.mayBlock();
+            }
+            ns.subscription = blocking ? source.subscribe(r.build(), m -> forward(ns, m))
+                    : source.subscribeOnIoThread(r.build(), m -> forward(ns, m));
             LOG.debug("{}: network subscription {} {} for {}", label, ns.destination, ns.selector == null ? "" : ns.selector, ns.origin);
         } catch (RuntimeException e) {
             bridge.fail(e);
@@ -304,13 +354,22 @@ public final class Direction implements DemandRegistry.Route {
         StompFrame frame = forwardFrame(m);
         for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
             if (!f.beforeForward(ns.consumer, frame)) {
+                bridge.countFiltered();
+                if (batchedReceipts) {
+                    Forward fw = new Forward(ns, m, null);
+                    synchronized (this) {
+                        fw.done = true;
+                        ns.window.addLast(fw);
+                        acknowledgeDone(ns);
+                    }
+                    return;
+                }
                 try {
                     m.ack();
                 } catch (RuntimeException e) {
                     bridge.fail(e);
                     return;
                 }
-                bridge.countFiltered();
                 synchronized (this) {
                     ns.inflight--;
                     if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
@@ -324,6 +383,10 @@ public final class Direction implements DemandRegistry.Route {
             bridge.countReplayed();
         }
         bridge.countForwarded();
+        if (batchedReceipts) {
+            forwardBatched(new Forward(ns, m, frame));
+            return;
+        }
         try {
             target.sendForReceipt(frame).whenComplete((receipt, e) -> {
                 if (e != null) {
@@ -339,7 +402,7 @@ public final class Direction implements DemandRegistry.Route {
                     bridge.fail(ackFailed);
                     return;
                 }
-                bridge.countReceipted("true".equals(receipt.header(FederationHeaders.DUPLICATE)));
+                bridge.countReceipted(1, "true".equals(receipt.header(FederationHeaders.DUPLICATE)) ? 1 : 0);
                 boolean keep = true;
                 for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
                     keep &= f.afterReceipt(ns.consumer, receipt);
@@ -357,6 +420,196 @@ public final class Direction implements DemandRegistry.Route {
         } catch (RuntimeException e) {
             bridge.countAbandoned();
             bridge.fail(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- batched receipts (source I/O thread)
+
+    /**
+     * Holds the newest forward back until the next one arrives (then it goes without a receipt) or the burst ends
+     * (then it goes with one): a burst of forwards costs one RECEIPT and, per subscription, one ACK.
+     */
+    private void forwardBatched(Forward fw) {
+        synchronized (this) {
+            fw.ns.window.addLast(fw);
+        }
+        Forward previous = held;
+        held = fw;
+        if (previous != null) {
+            write(previous, false);
+        }
+        if (++sinceReceipt >= receiptEvery) {
+            releaseHeld();
+        } else if (!releaseScheduled) {
+            io.netty.util.concurrent.EventExecutor loop = io.netty.util.internal.ThreadExecutorMap.currentExecutor();
+            if (loop == null) {
+                releaseHeld();
+                return;
+            }
+            sourceLoop = loop;
+            releaseScheduled = true;
+            loop.execute(this::burstEnded); // runs after the frames already read in this burst were forwarded
+        }
+    }
+
+    /**
+     * The end of a burst. Its last forward goes out with a receipt request if none is outstanding; else it goes out
+     * at once without one, and when the outstanding receipt arrives a receipt-only frame settles what followed. So a
+     * busy link asks for about one receipt per round trip, and no message ever waits for a receipt to go out.
+     */
+    private void burstEnded() {
+        releaseScheduled = false;
+        if (stopped || held == null) {
+            return;
+        }
+        if (receiptsOutstanding.get() == 0) {
+            releaseHeld();
+            return;
+        }
+        Forward h = held;
+        held = null;
+        write(h, false);
+        receiptWanted = true;
+        if (receiptsOutstanding.get() == 0) { // the outstanding one arrived meanwhile and did not see receiptWanted
+            receiptIfWanted();
+        }
+    }
+
+    /** Source I/O thread: asks for a receipt covering the forwards written since the last one asked for. */
+    private void receiptIfWanted() {
+        if (!receiptWanted || stopped || receiptsOutstanding.get() != 0) {
+            return;
+        }
+        receiptWanted = false;
+        if (held != null || !unreceiptedTail) {
+            return; // a burst is in progress (its end asks), or the last write asked already
+        }
+        StompHeaders h = new StompHeaders(2);
+        h.add(FederationHeaders.RECEIPT_ONLY, "true");
+        sinceReceipt = 0;
+        write(new Forward(null, null, new StompFrame(StompCommand.SEND, h)), true);
+    }
+
+    private void releaseHeld() {
+        Forward h = held;
+        held = null;
+        if (h != null) {
+            sinceReceipt = 0;
+            write(h, true);
+        }
+    }
+
+    private void write(Forward fw, boolean receipt) {
+        StompFrame frame = fw.frame;
+        fw.frame = null;
+        unreceiptedTail = !receipt;
+        synchronized (this) {
+            unreceipted.addLast(fw); // in write order: only this thread writes forwards
+        }
+        try {
+            if (receipt) {
+                receiptsOutstanding.incrementAndGet();
+                target.sendForReceipt(frame).whenComplete((r, e) -> onReceipt(fw, r, e));
+            } else {
+                target.sendFrame(frame, false);
+            }
+        } catch (RuntimeException e) {
+            abandonUnreceipted();
+            bridge.fail(e);
+        }
+    }
+
+    /** A receipt settles its forward and every one written before it (ordered receipts). Target I/O thread. */
+    private void onReceipt(Forward last, StompFrame receipt, Throwable e) {
+        if (receiptsOutstanding.decrementAndGet() == 0 && receiptWanted && sourceLoop != null) {
+            sourceLoop.execute(this::receiptIfWanted);
+        }
+        if (e != null) {
+            abandonUnreceipted();
+            bridge.fail(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e);
+            return;
+        }
+        java.util.ArrayList<Forward> covered = new java.util.ArrayList<>();
+        synchronized (this) {
+            Forward fw;
+            do {
+                fw = unreceipted.pollFirst();
+                if (fw == null) {
+                    break; // abandoned meanwhile: the bridge is failing
+                }
+                fw.done = true;
+                if (fw.ns != null) { // not a receipt-only frame
+                    covered.add(fw);
+                }
+            } while (fw != last);
+        }
+        String dups = receipt.header(FederationHeaders.DUPLICATES);
+        int duplicates = 0;
+        try {
+            duplicates = dups == null ? 0 : Integer.parseInt(dups);
+        } catch (NumberFormatException ignored) {
+            // a peer that says something else: count none
+        }
+        bridge.countReceipted(covered.size(), duplicates);
+        Set<NetworkSub> touched = new LinkedHashSet<>();
+        for (Forward fw : covered) {
+            boolean keep = true;
+            for (io.fedbridge.core.bridge.BridgeFilter f : fw.ns.filters) {
+                keep &= f.afterReceipt(fw.ns.consumer, receipt);
+            }
+            if (!keep) {
+                synchronized (this) {
+                    if (!fw.ns.draining && !fw.ns.unsubscribed) {
+                        hold(fw.ns);
+                    }
+                }
+            }
+            touched.add(fw.ns);
+        }
+        synchronized (this) {
+            for (NetworkSub ns : touched) {
+                acknowledgeDone(ns);
+            }
+        }
+    }
+
+    /**
+     * Acknowledges, with one cumulative ACK, the done forwards at the head of {@code ns}'s window. Under the lock,
+     * so ACKs leave in delivery order; {@code ack} never blocks (every caller is on an I/O thread).
+     */
+    private void acknowledgeDone(NetworkSub ns) {
+        ReceivedMessage last = null;
+        int n = 0;
+        while (!ns.window.isEmpty() && ns.window.peekFirst().done) {
+            last = ns.window.pollFirst().message;
+            n++;
+        }
+        if (last == null) {
+            return;
+        }
+        ns.inflight -= n;
+        try {
+            last.ack();
+        } catch (RuntimeException ackFailed) {
+            // The source connection is gone; the messages return to their queue and are deduplicated on resend.
+            bridge.fail(ackFailed);
+            return;
+        }
+        if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
+            unsubscribe(ns);
+        }
+    }
+
+    private void abandonUnreceipted() {
+        int n = 0;
+        synchronized (this) {
+            for (Forward fw : unreceipted) {
+                n += fw.ns != null ? 1 : 0;
+            }
+            unreceipted.clear();
+        }
+        for (int i = 0; i < n; i++) {
+            bridge.countAbandoned();
         }
     }
 
