@@ -162,7 +162,7 @@ public final class BridgeCommand extends ComparisonCommand {
             for (Target t : ts) {
                 if (isLive(t)) {
                     try {
-                        warmUp(topology(t), "throughput " + Math.min(messages, 20_000) + " false");
+                        warmUp(topology(t), "throughput " + messages + " false"); // the measured size: JIT and heap settle for it
                         if (scenarios.contains("persistent")) {
                             warmUp(topology(t), "window " + Math.min(persistentMessages, 2_000) + " " + window + " 1 true");
                         }
@@ -202,7 +202,7 @@ public final class BridgeCommand extends ComparisonCommand {
             for (Target t : ts) {
                 if (isLive(t)) {
                     try {
-                        warmUp(topology(t), "throughput " + Math.min(messages, 20_000) + " false");
+                        warmUp(topology(t), "throughput " + messages + " false"); // the measured size: JIT and heap settle for it
                     } catch (BenchmarkException e) {
                         fail(t, "warm-up", e);
                     }

@@ -48,7 +48,7 @@ public final class ThroughputCommand implements Callable<Integer> {
     int warmupMessages = 100_000;
 
     @Option(names = "--warmup-seconds", description = {"Warm-up per target before measuring (default ${DEFAULT-VALUE}): rounds of",
-            "--warmup-messages for at least this long, then until three rounds in a row agree within 10%",
+            "--warmup-messages for at least this long, then until three rounds in a row agree within 10%%",
             "(the JIT has settled), at most twice this long."})
     int warmupSeconds = 10;
 
