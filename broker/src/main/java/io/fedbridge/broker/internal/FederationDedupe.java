@@ -8,14 +8,19 @@ import java.util.Set;
 
 /**
  * Drops a SEND whose federation id this broker already accepted, so a bridge's or a client's resend after a
- * failure never reaches a consumer twice. Recent ids live in a bounded in-memory LRU; with a data directory
- * they also go to the persisted {@link DedupeWindow} (committed every 100 ms), and ids of messages still in
- * the journal are re-learned at recovery.
+ * failure never reaches a consumer twice. Deciding is in memory only: recent ids live in a bounded LRU, which at
+ * start-up is filled from the persisted {@link DedupeWindow} (with a data directory) and from the ids of messages
+ * recovered from the journal. Ids of accepted persistent messages are written to the window by a background
+ * thread (committed every 100 ms), so the I/O thread never waits for MapDB: a MapDB commit holds its lock for
+ * milliseconds, and every forwarded persistent message used to wait behind it.
  */
 final class FederationDedupe {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FederationDedupe.class);
+
     private final int capacity;
     private final DedupeWindow persistent;
+    private final java.util.concurrent.ThreadPoolExecutor writer;
     private final Set<String> inFlight = new HashSet<>();
     private final Map<String, Boolean> recent;
     private long duplicates;
@@ -31,16 +36,25 @@ final class FederationDedupe {
                 return size() > FederationDedupe.this.capacity;
             }
         };
+        if (persistent == null) {
+            this.writer = null;
+            return;
+        }
+        for (String id : persistent.ids()) {
+            recent.put(id, Boolean.TRUE);
+        }
+        // Bounded: if MapDB ever falls this far behind, the I/O thread writes itself (back-pressure, not loss).
+        this.writer = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, java.util.concurrent.TimeUnit.MILLISECONDS,
+                new java.util.concurrent.ArrayBlockingQueue<>(65_536), r -> {
+                    Thread t = new Thread(r, "fedbridge-dedupe-writer");
+                    t.setDaemon(true);
+                    return t;
+                }, new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
     }
 
-    /**
-     * Claims {@code id} for a message about to be accepted; false if it is a duplicate. Only persistent messages
-     * consult the persisted window (a non-persistent message does not outlive a restart, so the in-memory window
-     * decides for it, and the I/O thread never waits on MapDB for it).
-     */
+    /** Claims {@code id} for a message about to be accepted; false if it is a duplicate. */
     synchronized boolean claim(String id, boolean persistentMessage) {
-        if (inFlight.contains(id) || recent.containsKey(id)
-                || persistentMessage && persistent != null && persistent.contains(id)) {
+        if (inFlight.contains(id) || recent.containsKey(id)) {
             duplicates++;
             return false;
         }
@@ -48,12 +62,26 @@ final class FederationDedupe {
         return true;
     }
 
-    /** The message with {@code id} is accepted (stored, if persistent); persistent ones are also remembered on disk. */
-    synchronized void accepted(String id, boolean persistentMessage) {
-        inFlight.remove(id);
-        recent.put(id, Boolean.TRUE);
-        if (persistentMessage && persistent != null) {
+    /**
+     * The message with {@code id} is accepted (stored, if persistent); persistent ones are also remembered on disk
+     * (a non-persistent message does not outlive a restart, so there is nothing to recognise after one).
+     */
+    void accepted(String id, boolean persistentMessage) {
+        synchronized (this) {
+            inFlight.remove(id);
+            recent.put(id, Boolean.TRUE);
+        }
+        if (persistentMessage && writer != null) {
+            writer.execute(() -> remember(id));
+        }
+    }
+
+    private void remember(String id) {
+        try {
             persistent.firstSeen(id);
+        } catch (RuntimeException e) {
+            // closing, or a failing disk: the id stays in memory; after a restart a resend of it would get through
+            LOG.debug("could not remember federation id {} on disk: {}", id, e.toString());
         }
     }
 
@@ -72,6 +100,14 @@ final class FederationDedupe {
     }
 
     void close() {
+        if (writer != null) {
+            writer.shutdown();
+            try {
+                writer.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (persistent != null) {
             persistent.close();
         }

@@ -169,6 +169,27 @@ public final class DedupeWindow implements AutoCloseable {
         return t != null && config.clock().millis() - t < ttlMillis;
     }
 
+    /**
+     * The ids held and not expired, oldest first (for a receiver that keeps its own copy in memory, so that
+     * deciding never has to wait for the file).
+     */
+    public java.util.List<String> ids() {
+        checkOpen();
+        long now = config.clock().millis();
+        java.util.List<java.util.Map.Entry<String, Long>> live = new java.util.ArrayList<>();
+        for (java.util.Map.Entry<String, Long> e : ids.entrySet()) {
+            if (now - e.getValue() < ttlMillis) {
+                live.add(java.util.Map.entry(e.getKey(), e.getValue()));
+            }
+        }
+        live.sort(java.util.Map.Entry.comparingByValue());
+        java.util.List<String> out = new java.util.ArrayList<>(live.size());
+        for (java.util.Map.Entry<String, Long> e : live) {
+            out.add(e.getKey());
+        }
+        return out;
+    }
+
     /** Forgets {@code id} (for a message that could not be stored after all, so its resend is taken). */
     public void forget(String id) {
         requireId(id);

@@ -8,6 +8,7 @@ import io.fedbridge.broker.BrokerConfig;
 import io.fedbridge.broker.BrokerException;
 import io.fedbridge.core.AckMode;
 import io.fedbridge.core.ClientConfig;
+import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.Message;
 import io.fedbridge.core.ReceivedMessage;
 import io.fedbridge.core.StompConnection;
@@ -37,6 +38,32 @@ class PersistenceIT extends BrokerTestSupport {
 
     private StompConnection client(Broker b, String clientId) {
         return connect(ClientConfig.builder(b.connectUris().get(0)).heartBeats(Duration.ZERO).clientId(clientId).build());
+    }
+
+    @Test
+    void shouldStillRecogniseAConsumedMessagesFederationIdAfterARestart() throws Exception {
+        try (Broker b = start("dedupe-1")) {
+            StompConnection p = client(b, null);
+            Subscription s = client(b, null).subscribeAndWait(SubscriptionRequest.of("/queue/once"), null, WAIT);
+            for (int i = 0; i < 50; i++) {
+                p.send(Message.builder("/queue/once").body("m" + i).persistent(true)
+                        .header(FederationHeaders.FEDERATION_ID, "origin:" + i).build()).get();
+            }
+            for (int i = 0; i < 50; i++) {
+                assertThat(s.receive(WAIT)).isNotNull(); // consumed: gone from the journal, known only to the window
+            }
+        }
+        try (Broker b = start("dedupe-2")) {
+            Subscription s = client(b, null).subscribeAndWait(SubscriptionRequest.of("/queue/once"), null, WAIT);
+            StompConnection p = client(b, null);
+            for (int i = 0; i < 50; i++) { // a bridge resending after the restart
+                p.send(Message.builder("/queue/once").body("again").persistent(true)
+                        .header(FederationHeaders.FEDERATION_ID, "origin:" + i).build()).get();
+            }
+            p.send(Message.builder("/queue/once").body("new").persistent(true).header(FederationHeaders.FEDERATION_ID, "origin:50").build()).get();
+            assertThat(s.receive(WAIT).bodyAsString()).isEqualTo("new");
+            assertThat(b.duplicatesDropped()).isEqualTo(50);
+        }
     }
 
     @Test
