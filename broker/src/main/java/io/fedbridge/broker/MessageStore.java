@@ -24,6 +24,16 @@ public interface MessageStore extends AutoCloseable {
     /** Removes an acknowledged message; the future completes when the removal is durable. */
     CompletableFuture<Void> remove(String key, long sequence);
 
+    /**
+     * Removes an acknowledged message that nobody waits for (an ACK without a receipt, an auto-acknowledged
+     * delivery): it may be batched with later writes and made durable with them, within the store's flush
+     * interval. A crash of the process loses nothing already written; a power loss in that interval may bring the
+     * message back, redelivered (at least once, never lost).
+     */
+    default void removeEventually(String key, long sequence) {
+        remove(key, sequence);
+    }
+
     /** Records a new redelivery count for a stored message (best effort: may be batched with later writes). */
     void updateRedeliveryCount(String key, long sequence, int redeliveryCount);
 

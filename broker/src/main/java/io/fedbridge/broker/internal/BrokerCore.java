@@ -360,8 +360,20 @@ public final class BrokerCore {
 
     /** A message left the broker for good: release its memory and remove it from the store. */
     CompletableFuture<Void> release(QueueEntry e) {
+        return release(e, true);
+    }
+
+    /**
+     * The same; unless {@code awaited}, nobody waits for the removal to be durable (an ACK without a receipt), so
+     * it is batched with later writes instead of costing a force of its own. Returns null then.
+     */
+    CompletableFuture<Void> release(QueueEntry e, boolean awaited) {
         memory.release(e.message.size);
         if (e.storeKey != null && e.message.persistent && store.isPersistent()) {
+            if (!awaited) {
+                store.removeEventually(e.storeKey, e.message.sequence);
+                return null;
+            }
             return store.remove(e.storeKey, e.message.sequence);
         }
         return null;

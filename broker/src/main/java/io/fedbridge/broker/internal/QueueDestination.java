@@ -198,6 +198,11 @@ final class QueueDestination {
      * @return a future that completes when the removals are durable, or null if {@code tag} is not inflight
      */
     synchronized CompletableFuture<Void> ack(ServerConsumer c, long tag, boolean cumulative) {
+        return ack(c, tag, cumulative, true);
+    }
+
+    /** With {@code awaited} false nobody waits for the removals (an ACK without a receipt): they are batched. */
+    synchronized CompletableFuture<Void> ack(ServerConsumer c, long tag, boolean cumulative, boolean awaited) {
         List<QueueEntry> acked = c.takeInflight(tag, cumulative);
         if (acked == null) {
             return null;
@@ -206,7 +211,7 @@ final class QueueDestination {
         List<CompletableFuture<Void>> removals = new ArrayList<>(acked.size());
         for (QueueEntry e : acked) {
             dequeued++;
-            CompletableFuture<Void> r = core.release(e);
+            CompletableFuture<Void> r = core.release(e, awaited);
             if (r != null) {
                 removals.add(r);
             }
@@ -300,7 +305,7 @@ final class QueueDestination {
                 c.deliver(e);
                 if (c.autoAck()) {
                     dequeued++;
-                    core.release(e);
+                    core.release(e, false); // nobody waits for an auto-acknowledged delivery's removal
                     forget(e);
                 } else {
                     inflight++;

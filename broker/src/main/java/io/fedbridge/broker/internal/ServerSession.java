@@ -710,13 +710,14 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 return;
             }
             actions.add(() -> {
-                CompletableFuture<Void> r = applyAck(consumer, t, cumulative, ack);
+                CompletableFuture<Void> r = applyAck(consumer, t, cumulative, ack, true);
                 return r == null ? BrokerCore.DONE : r;
             });
             receipt(f);
             return;
         }
-        CompletableFuture<Void> done = applyAck(consumer, t, cumulative, ack);
+        // an ACK that asks for no receipt has nobody to tell when its removals are durable: they are batched
+        CompletableFuture<Void> done = applyAck(consumer, t, cumulative, ack, receipt != null);
         if (done == null) {
             error(cmd + " of unknown id '" + id + "': the message is not awaiting acknowledgement (already acknowledged?)", null, receipt);
             return;
@@ -725,9 +726,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     /** Null if the delivery is not inflight. */
-    private CompletableFuture<Void> applyAck(ServerConsumer c, long tag, boolean cumulative, boolean ack) {
+    private CompletableFuture<Void> applyAck(ServerConsumer c, long tag, boolean cumulative, boolean ack, boolean awaited) {
         if (ack) {
-            return c.queue.ack(c, tag, cumulative);
+            return c.queue.ack(c, tag, cumulative, awaited);
         }
         return c.queue.nack(c, tag, cumulative) ? BrokerCore.DONE : null;
     }

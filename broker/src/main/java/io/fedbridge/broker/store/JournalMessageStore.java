@@ -109,6 +109,16 @@ public final class JournalMessageStore implements MessageStore {
         return journal.submit(new JournalRecord.Remove(key, sequence));
     }
 
+    /**
+     * Written with the next batch and forced with the next force, at the latest after
+     * {@link StoreConfig#asyncFlushInterval()}: an acknowledgement nobody waits for costs no fsync of its own.
+     */
+    @Override
+    public void removeEventually(String key, long sequence) {
+        requireNonNull(key, "key");
+        journal.submitBestEffort(new JournalRecord.Remove(key, sequence));
+    }
+
     /** Written with the next batch and forced within {@link StoreConfig#asyncFlushInterval()}; nobody waits for it. */
     @Override
     public void updateRedeliveryCount(String key, long sequence, int redeliveryCount) {

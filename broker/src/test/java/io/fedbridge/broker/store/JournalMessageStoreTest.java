@@ -113,6 +113,18 @@ class JournalMessageStoreTest {
     }
 
     @Test
+    void shouldMakeAnEventualRemovalDurableWithLaterWrites() {
+        try (JournalMessageStore store = JournalMessageStore.open(StoreConfig.ofDefaults(dir))) {
+            addAll(store, "/queue/a", 1, 3);
+            store.removeEventually("/queue/a", 2); // an ACK nobody waits for: no force of its own
+            store.add("/queue/a", message(4, "/queue/a")).join(); // the next forced batch carries it
+        }
+        try (JournalMessageStore store = JournalMessageStore.open(StoreConfig.ofDefaults(dir))) {
+            assertThat(recoverAll(store)).extracting(s -> s.message().sequence()).containsExactly(1L, 3L, 4L);
+        }
+    }
+
+    @Test
     void shouldRecoverTheLatestRedeliveryCount() {
         try (JournalMessageStore store = JournalMessageStore.open(StoreConfig.ofDefaults(dir))) {
             addAll(store, "/queue/a", 1, 2);
