@@ -592,7 +592,8 @@ public final class Direction implements DemandRegistry.Route {
             last.ack();
         } catch (RuntimeException ackFailed) {
             // The source connection is gone; the messages return to their queue and are deduplicated on resend.
-            bridge.fail(ackFailed);
+            // Failing the bridge withdraws demand from other routes: not while holding this Direction's lock.
+            FederationBridge.timers().execute(() -> bridge.fail(ackFailed));
             return;
         }
         if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
