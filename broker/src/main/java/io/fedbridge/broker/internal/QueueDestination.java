@@ -297,9 +297,11 @@ final class QueueDestination {
                 }
                 it.remove();
                 pendingCount--;
-                if (!c.autoAck() && e.storeKey != null && e.message.persistent && core.store.isPersistent()) {
+                if (!c.autoAck() && !c.network && e.storeKey != null && e.message.persistent && core.store.isPersistent()) {
                     // Count the delivery before it happens: a crash before the ack then shows as a redelivery
-                    // after restart (and counts toward maxRedeliveries), never as a first delivery.
+                    // after restart (and counts toward maxRedeliveries), never as a first delivery. Not for a
+                    // bridge: it strips the count when forwarding, and the peer's dedupe makes a resend harmless,
+                    // so that record would be a journal write per forwarded message for nobody.
                     core.store.updateRedeliveryCount(e.storeKey, e.message.sequence, e.redeliveryCount + 1);
                 }
                 c.deliver(e);
