@@ -29,6 +29,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -293,6 +294,51 @@ class ConditionalFiltersIT extends BrokerTestSupport {
         assertThat(m.header("x-bridged-by")).isEqualTo("spi");
         await().atMost(WAIT).until(() -> fb.stats().filtered() == 1);
         assertThat(s.receive(Duration.ofMillis(300))).isNull();
+    }
+
+    /**
+     * A filter that drops messages in the middle of a stream: with a non-blocking filter the bridge acknowledges the
+     * source cumulatively, once per receipt, so a dropped message sits in the same ordered window as the forwarded
+     * ones; with a blocking one every message is acknowledged on its own. Either way every message must leave the
+     * source, the kept ones reach the peer exactly once and the dropped ones never.
+     */
+    @ParameterizedTest(name = "filter may block: {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldAcknowledgeDroppedAndForwardedMessagesAlikeInOneStream(boolean mayBlock) throws Exception {
+        Broker a = startBroker(BrokerConfig.builder("drop-A-" + mayBlock));
+        Broker b = startBroker(BrokerConfig.builder("drop-B-" + mayBlock));
+        BridgeFilter everyThird = new BridgeFilter() {
+            @Override
+            public boolean beforeForward(RemoteConsumer consumer, StompFrame message) {
+                return Integer.parseInt(message.header("n")) % 3 != 0;
+            }
+
+            @Override
+            public boolean mayBlock() {
+                return mayBlock;
+            }
+        };
+        FederationBridge fb = bridge(BridgeConfig.builder(a.vmUri(), tcp(b)).prefetchSize(50).filter(">", everyThird));
+        Set<Integer> got = ConcurrentHashMap.newKeySet();
+        AtomicInteger deliveries = new AtomicInteger();
+        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/mix"), m -> {
+            got.add(Integer.parseInt(m.header("n")));
+            deliveries.incrementAndGet();
+        }, WAIT);
+        await().atMost(WAIT).until(() -> fb.stats().networkSubscriptions() == 1);
+        StompConnection p = connect(a, "tcp");
+        for (int i = 0; i < 3000; i++) {
+            p.sendWithoutReceipt(Message.builder("/queue/mix").body("m").header("n", Integer.toString(i)).build());
+        }
+        await().atMost(WAIT).until(() -> got.size() == 2000);
+        await("every message left the source").atMost(WAIT)
+                .until(() -> a.queue("/queue/mix").pending() == 0 && a.queue("/queue/mix").inflight() == 0);
+        assertThat(got).allMatch(n -> n % 3 != 0);
+        assertThat(deliveries.get()).isEqualTo(2000);
+        assertThat(fb.stats().filtered()).isEqualTo(1000);
+        assertThat(fb.stats().acked()).isEqualTo(2000);
+        assertThat(fb.stats().pending()).isZero();
+        assertThat(fb.state()).isEqualTo(BridgeState.UP);
     }
 
     private static int pending(Broker b, String q) {

@@ -141,8 +141,16 @@ class NetworkTopologyIT extends BrokerTestSupport {
             }, WAIT);
         }
         Broker origin = brokers.get(0);
-        await("each remote consumer has one network subscription on the origin, on its shortest route")
-                .atMost(WAIT).until(() -> networkSubs(origin) == 3);
+        try {
+            await("each remote consumer has one network subscription on the origin, on its shortest route")
+                    .atMost(WAIT).until(() -> networkSubs(origin) == 3);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            StringBuilder state = new StringBuilder(e.getMessage()).append("; bridges:");
+            for (Broker x : brokers) {
+                state.append("\n  ").append(x.bridges());
+            }
+            throw new AssertionError(state.toString(), e); // which route is missing or extra, for the next time
+        }
         StompConnection p = connect(origin, "tcp");
         for (int i = 0; i < 900; i++) {
             p.sendWithoutReceipt(Message.of("/queue/mesh", "m" + i));
