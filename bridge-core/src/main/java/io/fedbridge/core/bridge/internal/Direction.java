@@ -105,7 +105,7 @@ public final class Direction implements DemandRegistry.Route {
     private Forward held;
     private int sinceReceipt;
     private boolean releaseScheduled;
-    private io.netty.util.concurrent.EventExecutor sourceLoop;
+    private volatile io.netty.util.concurrent.EventExecutor sourceLoop; // read by the target I/O thread
     /** Receipts asked for and not yet arrived. */
     private final java.util.concurrent.atomic.AtomicInteger receiptsOutstanding = new java.util.concurrent.atomic.AtomicInteger();
     /** A burst ended while a receipt was outstanding: once it arrives, ask for one covering the rest. */
