@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
-import io.fedbridge.broker.MessageStore;
 import io.fedbridge.broker.StoredMessage;
 import io.fedbridge.broker.store.StoreException;
 import io.fedbridge.core.FederationHeaders;
@@ -20,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,7 +30,7 @@ class OrderedReceiptsIT extends BrokerTestSupport {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     /** A store whose writes complete when the test says so. */
-    private static final class GatedStore implements MessageStore {
+    private static final class GatedStore extends StubMessageStore {
         final List<CompletableFuture<Void>> adds = new ArrayList<>();
 
         @Override
@@ -48,46 +46,6 @@ class OrderedReceiptsIT extends BrokerTestSupport {
 
         synchronized CompletableFuture<Void> add(int i) {
             return adds.get(i);
-        }
-
-        @Override
-        public CompletableFuture<Void> remove(String key, long sequence) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public void updateRedeliveryCount(String key, long sequence, int redeliveryCount) {
-        }
-
-        @Override
-        public void recover(BiConsumer<String, StoredMessage> sink) {
-        }
-
-        @Override
-        public long lastSequence() {
-            return 0;
-        }
-
-        @Override
-        public void saveDurableSubscription(DurableSubscriptionInfo info) {
-        }
-
-        @Override
-        public void removeDurableSubscription(String key) {
-        }
-
-        @Override
-        public List<DurableSubscriptionInfo> durableSubscriptions() {
-            return List.of();
-        }
-
-        @Override
-        public boolean isPersistent() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 

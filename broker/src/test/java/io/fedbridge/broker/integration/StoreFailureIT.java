@@ -4,67 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
-import io.fedbridge.broker.MessageStore;
 import io.fedbridge.broker.StoredMessage;
 import io.fedbridge.broker.store.StoreException;
 import io.fedbridge.core.Message;
 import io.fedbridge.core.StompConnection;
 import io.fedbridge.core.StompErrorException;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 
 /** A send the store cannot keep (a full disk) is answered with an ERROR naming why, never a receipt. */
 class StoreFailureIT extends BrokerTestSupport {
 
     /** A store whose disk is full: every add fails, as JournalMessageStore does after an IOException. */
-    private static final class FullDiskStore implements MessageStore {
+    private static final class FullDiskStore extends StubMessageStore {
         @Override
         public CompletableFuture<Void> add(String key, StoredMessage message) {
             return CompletableFuture.failedFuture(new StoreException("journal-0000000001.log: No space left on device"));
-        }
-
-        @Override
-        public CompletableFuture<Void> remove(String key, long sequence) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public void updateRedeliveryCount(String key, long sequence, int redeliveryCount) {
-        }
-
-        @Override
-        public void recover(BiConsumer<String, StoredMessage> sink) {
-        }
-
-        @Override
-        public long lastSequence() {
-            return 0;
-        }
-
-        @Override
-        public void saveDurableSubscription(DurableSubscriptionInfo info) {
-        }
-
-        @Override
-        public void removeDurableSubscription(String key) {
-        }
-
-        @Override
-        public List<DurableSubscriptionInfo> durableSubscriptions() {
-            return List.of();
-        }
-
-        @Override
-        public boolean isPersistent() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 
