@@ -341,6 +341,47 @@ class ConditionalFiltersIT extends BrokerTestSupport {
         assertThat(fb.state()).isEqualTo(BridgeState.UP);
     }
 
+    @Test
+    void shouldTakeTheLinkDownSayingWhyWhenAFilterThrowsAndLoseNothing() throws Exception {
+        Broker a = startBroker(BrokerConfig.builder("throw-A"));
+        Broker b = startBroker(BrokerConfig.builder("throw-B"));
+        java.util.concurrent.atomic.AtomicBoolean buggy = new java.util.concurrent.atomic.AtomicBoolean(true);
+        BridgeFilter filter = new BridgeFilter() {
+            @Override
+            public boolean beforeForward(RemoteConsumer consumer, StompFrame message) {
+                if (buggy.get() && message.bodyAsString().equals("poison")) {
+                    throw new IllegalStateException("filter bug on poison");
+                }
+                return true;
+            }
+
+            @Override
+            public boolean mayBlock() {
+                return false;
+            }
+        };
+        Map<String, AtomicInteger> got = new ConcurrentHashMap<>();
+        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/poison"),
+                m -> got.computeIfAbsent(m.bodyAsString(), k -> new AtomicInteger()).incrementAndGet(), WAIT);
+        FederationBridge first = bridge(BridgeConfig.builder(a.vmUri(), tcp(b)).filter(">", filter));
+        await().atMost(WAIT).until(() -> first.stats().networkSubscriptions() == 1);
+        StompConnection p = connect(a, "tcp");
+        for (String body : new String[] {"m1", "poison", "m2"}) {
+            p.send(Message.of("/queue/poison", body)).get();
+        }
+
+        await("the link goes down rather than acknowledge past the message it could not forward").atMost(WAIT)
+                .until(() -> first.state() == BridgeState.DOWN);
+        assertThat(first.stats().lastError()).contains("filter bug on poison");
+
+        buggy.set(false);
+        bridge(BridgeConfig.builder(a.vmUri(), tcp(b)).filter(">", filter)); // as a reconnect would
+        await().atMost(WAIT).until(() -> got.keySet().containsAll(Set.of("m1", "poison", "m2")));
+        await("exactly once").during(Duration.ofMillis(300)).atMost(WAIT)
+                .until(() -> got.values().stream().allMatch(n -> n.get() == 1));
+        await().atMost(WAIT).until(() -> pending(a, "/queue/poison") == 0);
+    }
+
     private static int pending(Broker b, String q) {
         var s = b.queue(q);
         return s == null ? 0 : s.pending();

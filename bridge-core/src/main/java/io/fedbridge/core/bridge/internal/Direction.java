@@ -351,33 +351,47 @@ public final class Direction implements DemandRegistry.Route {
             }
             ns.inflight++;
         }
-        StompFrame frame = forwardFrame(m);
-        for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
-            if (!f.beforeForward(ns.consumer, frame)) {
-                bridge.countFiltered();
-                if (batchedReceipts) {
-                    Forward fw = new Forward(ns, m, null);
-                    synchronized (this) {
-                        fw.done = true;
-                        ns.window.addLast(fw);
-                        acknowledgeDone(ns);
-                    }
-                    return;
+        StompFrame frame;
+        boolean dropped = false;
+        try {
+            frame = forwardFrame(m);
+            for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
+                if (!f.beforeForward(ns.consumer, frame)) {
+                    dropped = true;
+                    break;
                 }
-                try {
-                    m.ack();
-                } catch (RuntimeException e) {
-                    bridge.fail(e);
-                    return;
-                }
+            }
+        } catch (RuntimeException e) {
+            // Neither forwarded nor acknowledged: a later cumulative ACK must not cover it, so the link goes down (and
+            // says why); the source redelivers everything unacknowledged when it comes back.
+            LOG.warn("{}: could not forward message {} from {}: {}", label, m.messageId(), ns.destination, e.toString());
+            bridge.fail(e);
+            return;
+        }
+        if (dropped) {
+            bridge.countFiltered();
+            if (batchedReceipts) {
+                Forward fw = new Forward(ns, m, null);
                 synchronized (this) {
-                    ns.inflight--;
-                    if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
-                        unsubscribe(ns);
-                    }
+                    fw.done = true;
+                    ns.window.addLast(fw);
+                    acknowledgeDone(ns);
                 }
                 return;
             }
+            try {
+                m.ack();
+            } catch (RuntimeException e) {
+                bridge.fail(e);
+                return;
+            }
+            synchronized (this) {
+                ns.inflight--;
+                if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
+                    unsubscribe(ns);
+                }
+            }
+            return;
         }
         if (frame.header(FederationHeaders.REPLAYS) != null && !frame.header(FederationHeaders.REPLAYS).equals(m.header(FederationHeaders.REPLAYS))) {
             bridge.countReplayed();
@@ -635,6 +649,19 @@ public final class Direction implements DemandRegistry.Route {
         }, wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
+    /** A peer's replay count; one that is not a number counts as none (and is said once per message). */
+    private int replays(String value) {
+        if (value == null) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Integer.parseInt(value.trim()));
+        } catch (NumberFormatException e) {
+            LOG.warn("{}: header {} is not a number: '{}'; counting it as 0", label, FederationHeaders.REPLAYS, value);
+            return 0;
+        }
+    }
+
     private StompFrame forwardFrame(ReceivedMessage m) {
         StompHeaders in = m.frame().headers();
         StompHeaders h = new StompHeaders(in.size() + 4);
@@ -655,8 +682,7 @@ public final class Direction implements DemandRegistry.Route {
         }
         if (oldPath != null && FederationHeaders.parsePath(oldPath).contains(targetKey)) {
             // Going back toward a broker it came from: a replay (the source allowed it: no consumer here).
-            String n = in.get(FederationHeaders.REPLAYS);
-            h.set(FederationHeaders.REPLAYS, Integer.toString(n == null ? 1 : Integer.parseInt(n) + 1));
+            h.set(FederationHeaders.REPLAYS, Integer.toString(replays(in.get(FederationHeaders.REPLAYS)) + 1));
         }
         return new StompFrame(StompCommand.SEND, h, m.body());
     }
