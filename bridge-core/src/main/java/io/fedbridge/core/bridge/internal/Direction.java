@@ -352,9 +352,12 @@ public final class Direction implements DemandRegistry.Route {
             ns.inflight++;
         }
         StompFrame frame;
+        boolean replay;
         boolean dropped = false;
         try {
-            frame = forwardFrame(m);
+            Outgoing out = forwardFrame(m);
+            frame = out.frame();
+            replay = out.replay();
             for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
                 if (!f.beforeForward(ns.consumer, frame)) {
                     dropped = true;
@@ -393,7 +396,7 @@ public final class Direction implements DemandRegistry.Route {
             }
             return;
         }
-        if (frame.header(FederationHeaders.REPLAYS) != null && !frame.header(FederationHeaders.REPLAYS).equals(m.header(FederationHeaders.REPLAYS))) {
+        if (replay) {
             bridge.countReplayed();
         }
         bridge.countForwarded();
@@ -662,28 +665,38 @@ public final class Direction implements DemandRegistry.Route {
         }
     }
 
-    private StompFrame forwardFrame(ReceivedMessage m) {
+    /** A forward's SEND, and whether it takes the message back toward a broker it came from. */
+    private record Outgoing(StompFrame frame, boolean replay) {
+    }
+
+    /** The SEND that carries {@code m} on: one pass over its headers (this runs for every forwarded message). */
+    private Outgoing forwardFrame(ReceivedMessage m) {
         StompHeaders in = m.frame().headers();
         StompHeaders h = new StompHeaders(in.size() + 4);
         h.add(StompHeaders.DESTINATION, m.destination());
+        String oldPath = null;
+        boolean hasFederationId = false;
         for (int i = 0; i < in.size(); i++) {
             String n = in.name(i);
-            if (!NOT_FORWARDED.contains(n)) {
+            if (n.equals(FederationHeaders.BROKER_PATH)) {
+                oldPath = oldPath == null ? in.value(i) : oldPath; // the first occurrence wins, as in StompHeaders.get
+            } else if (!NOT_FORWARDED.contains(n)) {
+                hasFederationId |= n.equals(FederationHeaders.FEDERATION_ID);
                 h.add(n, in.value(i));
             }
         }
-        String oldPath = in.get(FederationHeaders.BROKER_PATH);
         String hop = sourceId != null ? sourceId : registryKey;
-        String path = oldPath == null || oldPath.isEmpty() ? hop : oldPath + "," + hop;
-        h.set(FederationHeaders.BROKER_PATH, path);
-        h.set(FederationHeaders.HOPS, Integer.toString(FederationHeaders.parsePath(path).size()));
-        if (in.get(FederationHeaders.FEDERATION_ID) == null) {
-            h.set(FederationHeaders.FEDERATION_ID, hop + ":" + m.messageId());
+        List<String> before = oldPath == null || oldPath.isEmpty() ? List.of() : FederationHeaders.parsePath(oldPath);
+        h.add(FederationHeaders.BROKER_PATH, before.isEmpty() ? hop : oldPath + "," + hop);
+        h.add(FederationHeaders.HOPS, Integer.toString(before.size() + 1));
+        if (!hasFederationId) {
+            h.add(FederationHeaders.FEDERATION_ID, hop + ":" + m.messageId());
         }
-        if (oldPath != null && FederationHeaders.parsePath(oldPath).contains(targetKey)) {
+        boolean replay = before.contains(targetKey);
+        if (replay) {
             // Going back toward a broker it came from: a replay (the source allowed it: no consumer here).
             h.set(FederationHeaders.REPLAYS, Integer.toString(replays(in.get(FederationHeaders.REPLAYS)) + 1));
         }
-        return new StompFrame(StompCommand.SEND, h, m.body());
+        return new Outgoing(new StompFrame(StompCommand.SEND, h, m.body()), replay);
     }
 }
