@@ -597,8 +597,10 @@ public final class StompConnection implements AutoCloseable {
             } else {
                 listener.onError(StompConnection.this, e);
             }
-            // STOMP servers close the connection after an ERROR frame.
+            // STOMP servers close the connection after an ERROR frame; a server that does not would leave a connection
+            // whose later frames this client ignores, so close it from this side too.
             closeCause = e;
+            ctx.close();
         }
 
         private void failConnection(ChannelHandlerContext ctx, StompException e) {
