@@ -129,19 +129,24 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
      */
     private void forwardedReceipt(StompFrame frame, CompletableFuture<Void> done) {
         String r = frame.header(StompHeaders.RECEIPT);
-        if (done == BrokerCore.DUPLICATE) {
+        boolean duplicate = done == BrokerCore.DUPLICATE;
+        if (duplicate) {
             forwardedDuplicates.incrementAndGet();
-        } else if (!done.isDone() || done.isCompletedExceptionally()) {
-            receiptWhenDone(frame, done, false); // reports a failure; the receipt comes below
+        }
+        if (!done.isDone() || done.isCompletedExceptionally()) {
+            done.whenComplete((v, e) -> {
+                if (e != null) {
+                    failed(frame, e); // the receipt itself comes below, in order
+                }
+            });
         }
         CompletableFuture<Void> before = lastForwarded;
         if (before.isDone() && !before.isCompletedExceptionally() && done.isDone() && !done.isCompletedExceptionally()) {
             if (r != null) {
-                write(forwardedReceiptFrame(frame, r, done == BrokerCore.DUPLICATE));
+                write(forwardedReceiptFrame(frame, r, duplicate));
             }
             return;
         }
-        boolean duplicate = done == BrokerCore.DUPLICATE;
         // Written inside the combining function: it runs only after the previous one (which wrote the previous
         // receipt) completed, so receipts leave in order; if either failed it never runs.
         lastForwarded = before.thenCombine(done, (a, b) -> {
@@ -162,31 +167,33 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     private void receiptWhenDone(StompFrame frame, CompletableFuture<Void> done) {
-        receiptWhenDone(frame, done, true);
-    }
-
-    private void receiptWhenDone(StompFrame frame, CompletableFuture<Void> done, boolean writeReceipt) {
         String r = frame.header(StompHeaders.RECEIPT);
         if (done.isDone() && !done.isCompletedExceptionally()) {
-            if (r != null && writeReceipt) {
+            if (r != null) {
                 write(receiptFor(frame, r));
             }
             return;
         }
         done.whenComplete((v, e) -> {
             if (e != null) {
-                Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-                Channel ch = channel;
-                if (ch != null) {
-                    String what = cause instanceof BrokerCore.PolicyRejection
-                            ? frame.command() + " rejected: " + cause.getMessage()
-                            : frame.command() + " to " + frame.header(StompHeaders.DESTINATION) + " could not be stored: " + cause.getMessage();
-                    ch.eventLoop().execute(() -> error(what, null, r));
-                }
-            } else if (r != null && writeReceipt) {
+                failed(frame, e);
+            } else if (r != null) {
                 write(receiptFor(frame, r));
             }
         });
+    }
+
+    /** {@code frame} was not accepted after all: ERROR naming why (answering its receipt), connection closed. */
+    private void failed(StompFrame frame, Throwable e) {
+        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        Channel ch = channel;
+        if (ch != null) {
+            String what = cause instanceof BrokerCore.PolicyRejection
+                    ? frame.command() + " rejected: " + cause.getMessage()
+                    : frame.command() + " to " + frame.header(StompHeaders.DESTINATION) + " could not be stored: " + cause.getMessage();
+            String r = frame.header(StompHeaders.RECEIPT);
+            ch.eventLoop().execute(() -> error(what, null, r));
+        }
     }
 
     /** Sends an ERROR frame (flushed) and closes this connection. */

@@ -390,9 +390,7 @@ public final class Direction implements DemandRegistry.Route {
             }
             synchronized (this) {
                 ns.inflight--;
-                if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
-                    unsubscribe(ns);
-                }
+                unsubscribeIfDrained(ns);
             }
             return;
         }
@@ -420,18 +418,13 @@ public final class Direction implements DemandRegistry.Route {
                     return;
                 }
                 bridge.countReceipted(1, "true".equals(receipt.header(FederationHeaders.DUPLICATE)) ? 1 : 0);
-                boolean keep = true;
-                for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
-                    keep &= f.afterReceipt(ns.consumer, receipt);
-                }
+                boolean keep = keepsForwarding(ns, receipt);
                 synchronized (this) {
                     ns.inflight--;
-                    if (!keep && !ns.draining && !ns.unsubscribed) {
+                    if (!keep) {
                         hold(ns);
                     }
-                    if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
-                        unsubscribe(ns);
-                    }
+                    unsubscribeIfDrained(ns);
                 }
             });
         } catch (RuntimeException e) {
@@ -570,15 +563,9 @@ public final class Direction implements DemandRegistry.Route {
         bridge.countReceipted(covered.size(), duplicates);
         Set<NetworkSub> touched = new LinkedHashSet<>();
         for (Forward fw : covered) {
-            boolean keep = true;
-            for (io.fedbridge.core.bridge.BridgeFilter f : fw.ns.filters) {
-                keep &= f.afterReceipt(fw.ns.consumer, receipt);
-            }
-            if (!keep) {
+            if (!keepsForwarding(fw.ns, receipt)) {
                 synchronized (this) {
-                    if (!fw.ns.draining && !fw.ns.unsubscribed) {
-                        hold(fw.ns);
-                    }
+                    hold(fw.ns);
                 }
             }
             touched.add(fw.ns);
@@ -613,6 +600,20 @@ public final class Direction implements DemandRegistry.Route {
             FederationBridge.timers().execute(() -> bridge.fail(ackFailed));
             return;
         }
+        unsubscribeIfDrained(ns);
+    }
+
+    /** Whether every filter of {@code ns} lets it go on forwarding after this receipt. */
+    private static boolean keepsForwarding(NetworkSub ns, StompFrame receipt) {
+        boolean keep = true;
+        for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
+            keep &= f.afterReceipt(ns.consumer, receipt);
+        }
+        return keep;
+    }
+
+    /** A subscription whose demand went away ends once nothing it forwarded is left unsettled. Holds the lock. */
+    private void unsubscribeIfDrained(NetworkSub ns) {
         if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
             unsubscribe(ns);
         }
@@ -636,6 +637,9 @@ public final class Direction implements DemandRegistry.Route {
      * and offer its demand again after the filter's hold time.
      */
     private void hold(NetworkSub ns) {
+        if (ns.draining || ns.unsubscribed) {
+            return; // going away already
+        }
         ns.draining = true;
         java.time.Duration wait = java.time.Duration.ZERO;
         for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
