@@ -168,6 +168,12 @@ final class ChildBroker implements AutoCloseable {
         assertThat(p.waitFor(REAP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("child broker reaped").isTrue();
     }
 
+    /** The last {@code chars} characters of this run's log. */
+    String logTail(int chars) {
+        String s = read(log);
+        return s.length() > chars ? "..." + s.substring(s.length() - chars) : s;
+    }
+
     static String read(Path file) {
         try {
             String s = Files.readString(file);

@@ -22,6 +22,25 @@ public final class FailoverBrokerMain {
     private FailoverBrokerMain() {
     }
 
+    /**
+     * Writes the broker's queues and bridges to stderr (the child's log) each time they change, at most every 500 ms,
+     * so that a test that times out can show where messages were held.
+     */
+    private static void reportStatus(Broker broker) {
+        String[] last = {""};
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "status-reporter");
+            t.setDaemon(true);
+            return t;
+        }).scheduleWithFixedDelay(() -> {
+            String now = "STATUS " + broker.name() + " " + broker.id() + " queues " + broker.queues() + " bridges " + broker.bridges();
+            if (!now.equals(last[0])) {
+                System.err.println(java.time.LocalTime.now() + " " + now);
+                last[0] = now;
+            }
+        }, 500, 500, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
     public static void main(String[] args) throws IOException {
         BrokerConfig.Builder config = BrokerConfig.builder(args[0]).listen("tcp://127.0.0.1:" + args[2])
                 .dataDirectory(Path.of(args[1])).heartBeat(HEART_BEAT);
@@ -39,6 +58,7 @@ public final class FailoverBrokerMain {
         }
         System.out.println("READY " + broker.connectUris().get(0));
         System.out.flush();
+        reportStatus(broker);
         while (System.in.read() != -1) {
             // nothing is written: this only waits for the parent to go away
         }

@@ -94,6 +94,8 @@ class KillNineFailoverIT {
         final List<Throwable> failures = new CopyOnWriteArrayList<>();
         final List<Long> deliveries = new CopyOnWriteArrayList<>();
         final Set<Long> distinct = ConcurrentHashMap.newKeySet();
+        /** The headers of every delivery by seq, to show where a duplicate came from. */
+        final Map<Long, List<String>> headersBySeq = new ConcurrentHashMap<>();
         /** {nanoTime, seq} of every delivery. */
         final ConcurrentLinkedQueue<long[]> deliveryTimes = new ConcurrentLinkedQueue<>();
         /** nanoTime of every reconnection of the consumer. */
@@ -119,6 +121,7 @@ class KillNineFailoverIT {
         consumer.subscribe(SubscriptionRequest.builder(QUEUE).ackMode(AckMode.CLIENT_INDIVIDUAL).build(), m -> {
             long seq = Long.parseLong(m.header("seq"));
             ledger.deliveryTimes.add(new long[] {System.nanoTime(), seq});
+            ledger.headersBySeq.computeIfAbsent(seq, k -> new CopyOnWriteArrayList<>()).add(m.headers().toString());
             ledger.deliveries.add(seq);
             ledger.distinct.add(seq);
             m.ack();
@@ -146,8 +149,18 @@ class KillNineFailoverIT {
             brokers.put(victimUri, again);
 
             Set<Long> mustArrive = new HashSet<>(ledger.receipted);
-            await("everything receipted before the restart of " + victim.name() + " delivered").atMost(WAIT)
-                    .until(() -> ledger.distinct.containsAll(mustArrive));
+            try {
+                await("everything receipted before the restart of " + victim.name() + " delivered").atMost(WAIT)
+                        .until(() -> ledger.distinct.containsAll(mustArrive));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                TreeSet<Long> missing = new TreeSet<>(mustArrive);
+                missing.removeAll(ledger.distinct);
+                StringBuilder why = new StringBuilder(e.getMessage()).append("\nkill ").append(kill).append(" of ")
+                        .append(victim.name()).append(" at seq ").append(seqAtKill).append("; ").append(missing.size())
+                        .append(" receipted messages missing, from ").append(missing.first()).append(" to ")
+                        .append(missing.last()).append("; consumer on ").append(consumer.connectedUri());
+                throw new AssertionError(why.append(logs(brokers)).toString(), e);
+            }
             long reconnect = ledger.consumerReconnects.stream().filter(t -> t > killedAt).mapToLong(t -> t - killedAt).min()
                     .orElseThrow(() -> new AssertionError("the consumer never reconnected after kill"));
             long firstMessage = ledger.deliveryTimes.stream().filter(d -> d[0] > killedAt + reconnect)
@@ -168,8 +181,18 @@ class KillNineFailoverIT {
         production.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(window.tryAcquire(WINDOW, WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("every send completed").isTrue();
         await("every receipted message delivered").atMost(WAIT).until(() -> ledger.distinct.containsAll(ledger.receipted));
-        await("no late duplicate").during(Duration.ofMillis(500)).atMost(WAIT)
-                .until(() -> ledger.deliveries.size() == ledger.distinct.size());
+        try {
+            await("no late duplicate").during(Duration.ofMillis(500)).atMost(WAIT)
+                    .until(() -> ledger.deliveries.size() == ledger.distinct.size());
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            StringBuilder why = new StringBuilder(String.join("\n", report)).append("\nduplicates handed to the application:");
+            ledger.headersBySeq.forEach((seq, copies) -> {
+                if (copies.size() > 1) {
+                    why.append("\nseq ").append(seq).append(": ").append(copies);
+                }
+            });
+            throw new AssertionError(why.append(logs(brokers)).toString(), e);
+        }
 
         FailoverStats ps = producer.stats();
         FailoverStats cs = consumer.stats();
@@ -218,6 +241,15 @@ class KillNineFailoverIT {
         } catch (RuntimeException e) {
             ledger.failures.add(e);
         }
+    }
+
+    /** The start line (name and id) and the last lines of each broker's log: where messages were held. */
+    private static String logs(Map<String, ChildBroker> brokers) {
+        StringBuilder s = new StringBuilder();
+        for (ChildBroker broker : brokers.values()) {
+            s.append("\n--- ").append(broker).append(" log:\n").append(broker.logTail(6_000));
+        }
+        return s.toString();
     }
 
     /** Nearest-rank percentile. */
