@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * The URI options of the conditional filters, with ActiveMQ's names where they exist:
- * {@code replayWhenNoConsumers} (false), {@code replayDelay} (500 ms), {@code selectorAware} (false),
+ * {@code replayWhenNoConsumers} (true; ActiveMQ: false), {@code replayDelay} (500 ms), {@code selectorAware} (false),
  * {@code rateLimit} (0 = off), {@code rateDuration} (1 s), {@code forwardOnlyWhenIdle} (false),
  * {@code idleMaxPending} (0), {@code idleHoldTime} (200 ms).
  */
@@ -27,7 +27,9 @@ public final class ConditionalFiltersProvider implements BridgeFilterProvider {
 
     @Override
     public List<BridgeFilter> create(Map<String, String> options, String context) {
-        boolean[] replay = {false};
+        // On by default, unlike ActiveMQ: with it off, queue messages that crossed to a broker whose consumers then
+        // left (a failover client moving, say) are stranded there for good. Duplicate detection stays on with it.
+        boolean[] replay = {true};
         boolean[] selectorAware = {false};
         boolean[] idle = {false};
         Duration[] replayDelay = {Duration.ofMillis(500)};

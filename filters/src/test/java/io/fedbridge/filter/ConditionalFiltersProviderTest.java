@@ -31,8 +31,10 @@ class ConditionalFiltersProviderTest {
     }
 
     @Test
-    void shouldCreateNothingByDefaultAndEachFilterFromItsOptions() {
-        assertThat(provider.create(Map.of(), "ctx")).isEmpty();
+    void shouldReplayByDefaultAndCreateEachFilterFromItsOptions() {
+        assertThat(provider.create(Map.of(), "ctx")).as("replay is on unless switched off")
+                .containsExactly(new ReplayWhenNoConsumers(Duration.ofMillis(500), false));
+        assertThat(provider.create(Map.of("replayWhenNoConsumers", "false"), "ctx")).isEmpty();
         List<BridgeFilter> all = provider.create(Map.of("replayWhenNoConsumers", "true", "replayDelay", "250ms",
                 "selectorAware", "true", "rateLimit", "100", "rateDuration", "2s", "forwardOnlyWhenIdle", "true",
                 "idleMaxPending", "3"), "ctx");

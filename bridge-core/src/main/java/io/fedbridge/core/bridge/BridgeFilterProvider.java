@@ -15,8 +15,9 @@ public interface BridgeFilterProvider {
     Set<String> optionNames();
 
     /**
-     * Filters for these options (only this provider's own are passed; may be empty). Invalid values throw
-     * IllegalArgumentException naming the option.
+     * Filters for these options (only this provider's own are passed; may be empty). Called for every network
+     * connector, also when its URI has none of these options, so the filters a provider turns on by default apply.
+     * Invalid values throw IllegalArgumentException naming the option.
      */
     List<BridgeFilter> create(Map<String, String> options, String context);
 }

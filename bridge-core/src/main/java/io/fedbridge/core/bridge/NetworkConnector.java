@@ -90,10 +90,9 @@ public final class NetworkConnector implements AutoCloseable {
                 }
                 return false;
             });
-            if (!mine.isEmpty()) {
-                for (BridgeFilter f : fp.create(mine, context)) {
-                    b.filter(">", f);
-                }
+            // Asked even without options of its own: a provider's defaults apply to every connector.
+            for (BridgeFilter f : fp.create(mine, context)) {
+                b.filter(">", f);
             }
         }
         Map<String, String> unknownToBridge = new java.util.LinkedHashMap<>(rest);
