@@ -159,11 +159,51 @@ public final class Broker implements AutoCloseable {
         if (dir == null) {
             return null;
         }
+        DedupeWindowConfig windowConfig = DedupeWindowConfig.ofDefaults(dir.resolve("dedupe.db")).toBuilder()
+                .durability(Durability.ASYNC).maxSize(100_000).build();
+        DedupeWindow window = null;
         try {
-            return DedupeWindow.open(DedupeWindowConfig.ofDefaults(dir.resolve("dedupe.db")).toBuilder()
-                    .durability(Durability.ASYNC).maxSize(100_000).build());
+            window = DedupeWindow.open(windowConfig);
+            window.ids(); // reads every entry: a damaged file shows here, not later on a hot path
+            return window;
         } catch (StoreException e) {
-            throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + e.getMessage(), e);
+            if (window == null && e.getMessage().contains("in use")) {
+                throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + e.getMessage(), e);
+            }
+            closeQuietly(window);
+            // The window only narrows duplicates after a restart (the journal keeps the messages themselves): a broker
+            // that cannot start over it would be far worse. Keep the damaged files for a post-mortem, start afresh.
+            Path aside = dir.resolve("dedupe.db.damaged-" + System.currentTimeMillis());
+            try {
+                Files.createDirectories(aside);
+                try (var files = Files.list(dir)) {
+                    for (Path f : files.filter(f -> f.getFileName().toString().startsWith("dedupe.db")
+                            && !f.getFileName().toString().startsWith("dedupe.db.damaged-")).toList()) {
+                        Files.move(f, aside.resolve(f.getFileName()));
+                    }
+                }
+            } catch (IOException io) {
+                throw new BrokerException("broker " + config.name() + " cannot open its dedupe window (" + e.getMessage()
+                        + ") nor move it aside: " + io, io);
+            }
+            LOG.warn("broker {}: {}; moved it to {} and started an empty one (resends of messages accepted before "
+                    + "the restart are recognised only while those messages are still stored)", config.name(), e.getMessage(), aside);
+            try {
+                return DedupeWindow.open(windowConfig);
+            } catch (StoreException again) {
+                throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + again.getMessage(), again);
+            }
+        }
+    }
+
+    private static void closeQuietly(DedupeWindow window) {
+        if (window == null) {
+            return;
+        }
+        try {
+            window.close();
+        } catch (RuntimeException | java.io.IOError e) {
+            // damaged: closing may fail too; the files are moved aside next
         }
     }
 

@@ -135,7 +135,7 @@ public final class BrokerCore {
     QueueDestination queue(String name) {
         QueueDestination q = queues.get(name);
         if (q == null) {
-            q = queues.computeIfAbsent(name, n -> new QueueDestination(this, n, n, policyFor(n)));
+            q = queues.computeIfAbsent(name, n -> new QueueDestination(this, n, n, policyFor(n), true));
         }
         return q;
     }
@@ -272,11 +272,16 @@ public final class BrokerCore {
             return route(destination, headers, body);
         }
         String replays = headers.get(io.fedbridge.core.FederationHeaders.REPLAYS);
-        if (replays != null) {
-            fedId = fedId + "#r" + replays; // a replay is a new delivery of the same message; its resends are not
-        }
         boolean persistentMessage = "true".equals(headers.get(StompHeaders.PERSISTENT));
-        if (!dedupe.claim(fedId, persistentMessage)) {
+        if (replays != null) {
+            // A replay is a new delivery of the same message (its resends are not): its key has the count. But if a
+            // local consumer here took a copy already, this one is a duplicate of that copy.
+            String base = fedId;
+            fedId = fedId + "#r" + replays;
+            if (!dedupe.claimReplay(fedId, base)) {
+                return DUPLICATE;
+            }
+        } else if (!dedupe.claim(fedId, persistentMessage)) {
             return DUPLICATE;
         }
         String key = fedId;
@@ -438,7 +443,7 @@ public final class BrokerCore {
     }
 
     private DurableSubscription createDurable(DurableSubscriptionInfo info) {
-        QueueDestination q = new QueueDestination(this, info.key(), info.key(), policyFor(info.destination()));
+        QueueDestination q = new QueueDestination(this, info.key(), info.key(), policyFor(info.destination()), false);
         TopicRegistry.Registration r = topics.subscribe(info.destination(), q, DeliveryFilter.of(
                 info.selector() == null ? null : io.fedbridge.core.selector.Selector.parse(info.selector()), null, 0));
         DurableSubscription d = new DurableSubscription(info, q, r);

@@ -21,6 +21,8 @@ final class BrokerMessage {
     final int size;
     /** The federation broker path it came along, or null: read once here, consulted on every routing decision. */
     final String brokerPath;
+    /** The federation id ({@code fedbridge-id}), or null. */
+    final String federationId;
 
     BrokerMessage(long sequence, String messageId, String destination, StompHeaders headers, byte[] body) {
         this.sequence = sequence;
@@ -33,6 +35,7 @@ final class BrokerMessage {
         String expiresValue = null;
         String persistentValue = null;
         String path = null;
+        String fedId = null;
         int s = body.length + 64;
         for (int i = headers.size() - 1; i >= 0; i--) {
             String name = headers.name(i);
@@ -43,6 +46,7 @@ final class BrokerMessage {
                 case StompHeaders.EXPIRES -> expiresValue = value;
                 case StompHeaders.PERSISTENT -> persistentValue = value;
                 case io.fedbridge.core.FederationHeaders.BROKER_PATH -> path = value;
+                case io.fedbridge.core.FederationHeaders.FEDERATION_ID -> fedId = value;
                 default -> {
                 }
             }
@@ -51,6 +55,7 @@ final class BrokerMessage {
         this.expires = parseLong(expiresValue);
         this.persistent = "true".equals(persistentValue);
         this.brokerPath = path;
+        this.federationId = fedId;
         this.size = s;
     }
 

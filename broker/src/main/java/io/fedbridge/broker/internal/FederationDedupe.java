@@ -17,12 +17,20 @@ import java.util.Set;
 final class FederationDedupe {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FederationDedupe.class);
+    /** How a consumed id is kept in the persisted window, next to the accepted ones. */
+    private static final String CONSUMED_SUFFIX = "#consumed";
 
     private final int capacity;
     private final DedupeWindow persistent;
     private final java.util.concurrent.ThreadPoolExecutor writer;
     private final Set<String> inFlight = new HashSet<>();
     private final Map<String, Boolean> recent;
+    /**
+     * Federation ids of queue messages a local consumer (not a bridge) acknowledged here. A copy of such a message
+     * that turns up later - a replay of a copy another broker holds (the sender's receipt was lost in a crash, or a
+     * producer's resend after failover made a second one) - is a duplicate, though its replay count makes its key new.
+     */
+    private final Map<String, Boolean> consumed;
     private long duplicates;
 
     FederationDedupe(int capacity, DedupeWindow persistent) {
@@ -36,12 +44,24 @@ final class FederationDedupe {
                 return size() > FederationDedupe.this.capacity;
             }
         };
+        this.consumed = new LinkedHashMap<>(1024, 0.75f, false) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                return size() > FederationDedupe.this.capacity;
+            }
+        };
         if (persistent == null) {
             this.writer = null;
             return;
         }
         for (String id : persistent.ids()) {
-            recent.put(id, Boolean.TRUE);
+            if (id.endsWith(CONSUMED_SUFFIX)) {
+                consumed.put(id.substring(0, id.length() - CONSUMED_SUFFIX.length()), Boolean.TRUE);
+            } else {
+                recent.put(id, Boolean.TRUE);
+            }
         }
         // Bounded: if MapDB ever falls this far behind, the I/O thread writes itself (back-pressure, not loss).
         this.writer = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, java.util.concurrent.TimeUnit.MILLISECONDS,
@@ -83,6 +103,41 @@ final class FederationDedupe {
             // closing, or a failing disk: the id stays in memory; after a restart a resend of it would get through
             LOG.debug("could not remember federation id {} on disk: {}", id, e.toString());
         }
+    }
+
+    /**
+     * Claims a replay ({@code key} = id + replay count) of the message {@code id}: false if this replay was taken
+     * already, or if a local consumer here already acknowledged a copy of the message.
+     */
+    synchronized boolean claimReplay(String key, String id) {
+        if (consumed.containsKey(id)) {
+            duplicates++;
+            return false;
+        }
+        return claim(key, false);
+    }
+
+    /**
+     * A local consumer acknowledged the queue message {@code id} here; persistent ones are also remembered on disk,
+     * so that a copy replayed to this broker after a restart is still recognised.
+     */
+    void consumedLocally(String id, boolean persistentMessage) {
+        synchronized (this) {
+            consumed.put(id, Boolean.TRUE);
+        }
+        if (persistentMessage && writer != null) {
+            writer.execute(() -> remember(id + CONSUMED_SUFFIX));
+        }
+    }
+
+    /** Whether a local consumer here acknowledged a copy of {@code id}: another copy must not be delivered. */
+    synchronized boolean wasConsumedLocally(String id) {
+        return consumed.containsKey(id);
+    }
+
+    /** A copy of a consumed message was dropped before delivery. */
+    synchronized void countDuplicate() {
+        duplicates++;
     }
 
     /** The message with {@code id} was not accepted after all: a resend must get through. */

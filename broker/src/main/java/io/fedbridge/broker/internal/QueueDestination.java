@@ -21,11 +21,19 @@ import java.util.concurrent.CompletableFuture;
 final class QueueDestination {
 
     private static final int PRIORITIES = 10;
+    /**
+     * How long a message a bridge forwarded without the peer's receipt (the link or the peer died) is kept for that
+     * peer: if the peer comes back within it, the message goes back there and the peer's dedupe drops it if it had
+     * stored it already; after it, anyone may take it (should the peer return later with its copy, that copy is a
+     * duplicate only a consumer-side audit catches). Long enough for a broker restart or a link reconnect.
+     */
+    static final long IN_DOUBT_HOLD_MILLIS = 10_000;
 
     final String name;
     /** Key under which persistent messages are stored, or null if nothing here is ever stored. */
     final String storeKey;
     final DestinationPolicy policy;
+    private final boolean sharedQueue;
     private final BrokerCore core;
     @SuppressWarnings("unchecked")
     private final ArrayDeque<QueueEntry>[] pending = new ArrayDeque[PRIORITIES];
@@ -50,7 +58,12 @@ final class QueueDestination {
     private boolean pickSawRoom;
     private volatile int pendingSnapshot;
 
-    QueueDestination(BrokerCore core, String name, String storeKey, DestinationPolicy policy) {
+    /**
+     * @param sharedQueue a queue proper (one copy of a message for one of its consumers), not a topic subscriber's:
+     *                    only there does a local consumer's ack mean every other copy of the message is a duplicate
+     */
+    QueueDestination(BrokerCore core, String name, String storeKey, DestinationPolicy policy, boolean sharedQueue) {
+        this.sharedQueue = sharedQueue;
         this.core = core;
         this.name = name;
         this.storeKey = storeKey;
@@ -177,6 +190,16 @@ final class QueueDestination {
         consumers.remove(c);
         List<QueueEntry> unacked = c.drainInflight();
         inflight -= unacked.size();
+        if (c.network && c.peer != null && sharedQueue && !unacked.isEmpty()) {
+            // Forwarded, never acknowledged: the peer may hold a copy (its receipt was lost with the link). Handing
+            // ours to anyone else now could deliver the message twice; sent back to that peer, its dedupe settles it.
+            long until = core.clock.millis() + IN_DOUBT_HOLD_MILLIS;
+            for (QueueEntry e : unacked) {
+                e.inDoubtWith = c.peer;
+                e.inDoubtUntil = until;
+            }
+            scheduleDispatch(IN_DOUBT_HOLD_MILLIS + 1);
+        }
         requeue(unacked);
         dispatch();
         if (consumers.isEmpty() && name.startsWith("/temp-queue/") && storeKey != null) {
@@ -211,6 +234,7 @@ final class QueueDestination {
         List<CompletableFuture<Void>> removals = new ArrayList<>(acked.size());
         for (QueueEntry e : acked) {
             dequeued++;
+            consumed(c, e);
             CompletableFuture<Void> r = core.release(e, awaited);
             if (r != null) {
                 removals.add(r);
@@ -297,6 +321,15 @@ final class QueueDestination {
                 }
                 it.remove();
                 pendingCount--;
+                if (!c.network && sharedQueue && e.message.federationId != null
+                        && core.dedupe.wasConsumedLocally(e.message.federationId)) {
+                    // another copy of a message a local consumer already took (see FederationDedupe.consumed)
+                    core.dedupe.countDuplicate();
+                    dequeued++;
+                    core.release(e, false);
+                    forget(e);
+                    continue;
+                }
                 if (!c.autoAck() && !c.network && e.storeKey != null && e.message.persistent && core.store.isPersistent()) {
                     // Count the delivery before it happens: a crash before the ack then shows as a redelivery
                     // after restart (and counts toward maxRedeliveries), never as a first delivery. Not for a
@@ -307,6 +340,7 @@ final class QueueDestination {
                 c.deliver(e);
                 if (c.autoAck()) {
                     dequeued++;
+                    consumed(c, e);
                     core.release(e, false); // nobody waits for an auto-acknowledged delivery's removal
                     forget(e);
                 } else {
@@ -316,17 +350,36 @@ final class QueueDestination {
         }
     }
 
+    /** A local consumer of this queue took {@code e} for good: any other copy of it is a duplicate from now on. */
+    private void consumed(ServerConsumer c, QueueEntry e) {
+        if (!c.network && sharedQueue && e.message.federationId != null) {
+            core.dedupe.consumedLocally(e.message.federationId, e.message.persistent);
+        }
+    }
+
+    /** Runs a dispatch after {@code millis} (a held message becomes free then). */
+    private void scheduleDispatch(long millis) {
+        core.scheduler.schedule(this::dispatch, millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
     /** Round-robin among the highest-priority active consumers that have room and whose selector matches. */
     private ServerConsumer pick(QueueEntry e, long now) {
         int n = activeCount();
         ServerConsumer best = null;
         int bestIndex = -1;
         pickSawRoom = false;
+        if (e.inDoubtWith != null && now >= e.inDoubtUntil) {
+            e.inDoubtWith = null;
+        }
         for (int i = 0; i < n; i++) {
             int idx = (roundRobin + i) % n;
             ServerConsumer c = consumers.get(idx);
             if (best != null && c.priority <= best.priority) {
                 continue;
+            }
+            if (e.inDoubtWith != null && !(c.network && e.inDoubtWith.equals(c.peer))) {
+                pickSawRoom |= c.hasCapacity();
+                continue; // in doubt: only its peer may have it for now
             }
             if (c.network && (policy.isLocalOnly() || policy.localDeliveryPreferred() && hasLocalConsumer())) {
                 continue;

@@ -9,6 +9,13 @@ final class QueueEntry {
     /** When the message entered this queue (for replayDelay). */
     final long arrivalMillis = System.currentTimeMillis();
     long deliveryTag;
+    /**
+     * The peer broker a bridge forwarded this entry to without the peer's receipt reaching us (the link or the peer
+     * died): the peer may have stored it. Until {@link #inDoubtUntil} it goes only back to that peer, whose dedupe
+     * settles it; null when not in doubt.
+     */
+    String inDoubtWith;
+    long inDoubtUntil;
 
     QueueEntry(BrokerMessage message, String storeKey, int redeliveryCount) {
         this.message = message;

@@ -30,6 +30,8 @@ final class ServerConsumer {
     boolean durable;
     /** True for a bridge's network subscription. */
     boolean network;
+    /** For a network consumer: the broker id of the peer it forwards to (its exclude-broker), or null. */
+    String peer;
     /** For a network consumer: take back messages that came from its peer after they waited this long with no local consumer; -1 = never. */
     long replayDelayMillis = -1;
     boolean replaySelectorAware;

@@ -542,7 +542,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             c = new ServerConsumer(this, number, id, dest, ack, null, selText, prefetch, priority, d.queue());
             c.durable = true;
         } else if (Destinations.isTopic(dest)) {
-            QueueDestination subQueue = new QueueDestination(core, dest + "#" + sessionId + "/" + id, null, core.policyFor(dest));
+            QueueDestination subQueue = new QueueDestination(core, dest + "#" + sessionId + "/" + id, null, core.policyFor(dest), false);
             // The registration's selector filters at routing time; the consumer takes everything queued.
             c = new ServerConsumer(this, number, id, dest, ack, null, selText, prefetch, priority, subQueue);
             if (network && core.policyFor(dest).isLocalOnly()) {
@@ -562,6 +562,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             c = new ServerConsumer(this, number, id, dest, ack, filter, selText, prefetch, priority, core.queue(dest));
         }
         c.network = network;
+        c.peer = network ? f.header(FederationHeaders.EXCLUDE_BROKER) : null;
         if (network && f.header(FederationHeaders.REPLAY_DELAY) != null && !Destinations.isTopic(dest)) {
             long delay = intHeader(f, -1, FederationHeaders.REPLAY_DELAY);
             c.replayDelayMillis = delay < 0 ? -1 : delay;

@@ -177,10 +177,15 @@ public final class DedupeWindow implements AutoCloseable {
         checkOpen();
         long now = config.clock().millis();
         java.util.List<java.util.Map.Entry<String, Long>> live = new java.util.ArrayList<>();
-        for (java.util.Map.Entry<String, Long> e : ids.entrySet()) {
-            if (now - e.getValue() < ttlMillis) {
-                live.add(java.util.Map.entry(e.getKey(), e.getValue()));
+        try {
+            for (java.util.Map.Entry<String, Long> e : ids.entrySet()) {
+                if (now - e.getValue() < ttlMillis) {
+                    live.add(java.util.Map.entry(e.getKey(), e.getValue()));
+                }
             }
+        } catch (RuntimeException | java.io.IOError e) {
+            // seen after a kill -9 with the file memory-mapped: MapDB reads past a chunk it never wrote
+            throw new StoreException("dedupe window " + config.file() + " is damaged: " + e, e);
         }
         live.sort(java.util.Map.Entry.comparingByValue());
         java.util.List<String> out = new java.util.ArrayList<>(live.size());

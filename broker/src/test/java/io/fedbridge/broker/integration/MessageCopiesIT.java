@@ -1,0 +1,112 @@
+package io.fedbridge.broker.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fedbridge.broker.Broker;
+import io.fedbridge.broker.BrokerConfig;
+import io.fedbridge.core.AckMode;
+import io.fedbridge.core.FederationHeaders;
+import io.fedbridge.core.Message;
+import io.fedbridge.core.ReceivedMessage;
+import io.fedbridge.core.StompCommand;
+import io.fedbridge.core.StompConnection;
+import io.fedbridge.core.StompFrame;
+import io.fedbridge.core.StompHeaders;
+import io.fedbridge.core.Subscription;
+import io.fedbridge.core.SubscriptionRequest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two copies of one message can exist in a federation: a bridge's forward whose receipt died with the link (the
+ * peer stored it, the source still holds it), or a producer's resend after failover. Replays carry a replay count
+ * that makes their dedupe key new, so the broker must still recognise a copy of a message a local consumer already
+ * took, and must not hand an unreceipted forward to anyone but its peer while that peer may hold a copy.
+ */
+class MessageCopiesIT extends BrokerTestSupport {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private static StompFrame replay(String destination, String fedId, int replays) {
+        return new StompFrame(StompCommand.SEND, StompHeaders.of(StompHeaders.DESTINATION, destination,
+                StompHeaders.PERSISTENT, "true", FederationHeaders.BROKER_PATH, "me,peer",
+                FederationHeaders.FEDERATION_ID, fedId, FederationHeaders.REPLAYS, Integer.toString(replays)),
+                ("copy of " + fedId).getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldDropAReplayOfAMessageALocalConsumerAlreadyTook() throws Exception {
+        Broker b = startBroker(BrokerConfig.builder("copies-replay"));
+        StompConnection producer = connect(b, "tcp");
+        producer.send(Message.builder("/queue/once").header(FederationHeaders.FEDERATION_ID, "producer-1:7").body("m7").build()).get();
+        StompConnection consumer = connect(b, "tcp");
+        Subscription sub = consumer.subscribeAndWait(SubscriptionRequest.builder("/queue/once")
+                .ackMode(AckMode.CLIENT_INDIVIDUAL).build(), null, WAIT);
+        ReceivedMessage first = sub.receive(WAIT);
+        assertThat(first.bodyAsString()).isEqualTo("m7");
+        first.ack();
+        await("the ack is taken").atMost(WAIT).until(() -> b.queue("/queue/once").inflight() == 0);
+
+        // Another broker held a copy (say, a forward whose receipt was lost) and replays it here.
+        StompFrame receipt = connect(b, "tcp").sendForReceipt(replay("/queue/once", "producer-1:7", 1)).get(10, TimeUnit.SECONDS);
+        assertThat(receipt.header(FederationHeaders.DUPLICATES)).isEqualTo("1");
+        producer.send(Message.of("/queue/once", "fence")).get();
+        assertThat(sub.receive(WAIT).bodyAsString()).as("the copy is never delivered").isEqualTo("fence");
+        assertThat(b.duplicatesDropped()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNotDeliverASecondCopyOnceTheFirstWasConsumedHere() throws Exception {
+        Broker b = startBroker(BrokerConfig.builder("copies-queued"));
+        StompConnection peer = connect(b, "tcp");
+        // Two replays of one message (different counts: each is new to the dedupe) wait on the same queue.
+        peer.sendForReceipt(replay("/queue/two", "producer-1:9", 1)).get(10, TimeUnit.SECONDS);
+        peer.sendForReceipt(replay("/queue/two", "producer-1:9", 2)).get(10, TimeUnit.SECONDS);
+        assertThat(b.queue("/queue/two").pending()).isEqualTo(2);
+
+        List<String> got = new CopyOnWriteArrayList<>();
+        Subscription sub = connect(b, "tcp").subscribeAndWait(SubscriptionRequest.builder("/queue/two")
+                .ackMode(AckMode.CLIENT_INDIVIDUAL).prefetch(1).build(), null, WAIT);
+        ReceivedMessage m = sub.receive(WAIT);
+        got.add(m.bodyAsString());
+        m.ack();
+        await("the second copy is dropped, not delivered").atMost(WAIT).until(() -> b.queue("/queue/two").pending() == 0
+                && b.queue("/queue/two").inflight() == 0);
+        assertThat(sub.receive(Duration.ofMillis(300))).isNull();
+        assertThat(got).containsExactly("copy of producer-1:9");
+    }
+
+    @Test
+    void shouldKeepAnUnreceiptedForwardForItsPeerForAWhile() throws Exception {
+        Broker b = startBroker(BrokerConfig.builder("copies-doubt"));
+        connect(b, "tcp").send(Message.builder("/queue/doubt").persistent(true).body("m1").build()).get();
+        SubscriptionRequest toPeerX = SubscriptionRequest.builder("/queue/doubt").ackMode(AckMode.CLIENT_INDIVIDUAL)
+                .header(FederationHeaders.NETWORK_CONSUMER, "true").header(FederationHeaders.EXCLUDE_BROKER, "peer-x").build();
+        StompConnection bridge = connect(b, "tcp");
+        Subscription forwarding = bridge.subscribeAndWait(toPeerX, null, WAIT);
+        assertThat(forwarding.receive(WAIT).bodyAsString()).isEqualTo("m1");
+        bridge.close(); // the link died before peer-x's receipt came back: peer-x may have stored m1
+
+        List<String> local = new CopyOnWriteArrayList<>();
+        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/doubt"), msg -> local.add(msg.bodyAsString()), WAIT);
+        await("a local consumer does not get it while peer-x may hold it").during(Duration.ofMillis(500)).atMost(WAIT)
+                .until(local::isEmpty);
+        Subscription toOtherPeer = connect(b, "tcp").subscribeAndWait(toPeerX.toBuilder()
+                .header(FederationHeaders.EXCLUDE_BROKER, "peer-y").build(), null, WAIT);
+        assertThat(toOtherPeer.receive(Duration.ofMillis(300))).as("nor does a bridge to another peer").isNull();
+        toOtherPeer.unsubscribe();
+
+        StompConnection bridgeAgain = connect(b, "tcp");
+        Subscription again = bridgeAgain.subscribeAndWait(toPeerX, null, WAIT);
+        ReceivedMessage resend = again.receive(WAIT);
+        assertThat(resend.bodyAsString()).as("it goes back to peer-x at once, whose dedupe settles it").isEqualTo("m1");
+        bridgeAgain.close(); // and that link dies too
+
+        await("once the hold is over anyone may have it").atMost(Duration.ofSeconds(30)).until(() -> local.contains("m1"));
+    }
+}
