@@ -110,7 +110,12 @@ class KillNineFailoverIT {
         ChildBroker a = track(ChildBroker.start("A", tmp.resolve("A"), 0, "static:(" + b.uri() + "," + c.uri() + ")" + LINK, logs));
         Map<String, ChildBroker> brokers = new HashMap<>(Map.of(a.uri(), a, b.uri(), b, c.uri(), c));
         String failover = "failover:(" + a.uri() + "," + b.uri() + "," + c.uri() + ")?randomize=false"
-                + "&initialReconnectDelay=10&maxReconnectDelay=200&timeout=60000&heartBeatSend=1000&heartBeatReceive=1000";
+                + "&initialReconnectDelay=10&maxReconnectDelay=200&timeout=60000&heartBeatSend=1000&heartBeatReceive=1000"
+                // One duplicate path the brokers cannot see: a send the killed broker stored but never receipted is
+                // resent to another broker, and the two copies may never meet at one broker. The client's audit is
+                // the net for it; this test produces unpaced (tens of thousands of messages between kills), so the
+                // audit must span more than the default 10,000.
+                + "&auditDepth=500000";
 
         Ledger ledger = new Ledger();
         FailoverClient consumer = track(FailoverClient.connect(FailoverConfig.fromUri(failover), event -> {
