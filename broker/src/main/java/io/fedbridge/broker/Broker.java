@@ -78,7 +78,8 @@ public final class Broker implements AutoCloseable {
         this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
                 new DefaultThreadFactory("fedbridge-" + config.name() + "-io"), NioIoHandler.newFactory());
         try {
-            this.core = new BrokerCore(config, id, store, Clock.systemUTC(), openDedupeWindow(config), workers);
+            LoadedWindow window = openDedupeWindow(config);
+            this.core = new BrokerCore(config, id, store, Clock.systemUTC(), window.window(), window.ids(), workers);
         } catch (RuntimeException e) {
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -154,20 +155,23 @@ public final class Broker implements AutoCloseable {
         }
     }
 
-    private static DedupeWindow openDedupeWindow(BrokerConfig config) {
+    /** The dedupe window (null without a data directory) and the ids it holds, read once at start. */
+    private record LoadedWindow(DedupeWindow window, java.util.List<String> ids) {
+    }
+
+    private static LoadedWindow openDedupeWindow(BrokerConfig config) {
         Path dir = config.dataDirectory();
         if (dir == null) {
-            return null;
+            return new LoadedWindow(null, java.util.List.of());
         }
         DedupeWindowConfig windowConfig = DedupeWindowConfig.ofDefaults(dir.resolve("dedupe.db")).toBuilder()
                 .durability(Durability.ASYNC).maxSize(100_000).build();
         DedupeWindow window = null;
         try {
             window = DedupeWindow.open(windowConfig);
-            window.ids(); // reads every entry: a damaged file shows here, not later on a hot path
-            return window;
+            return new LoadedWindow(window, window.ids()); // reads every entry: a damaged file shows here
         } catch (StoreException e) {
-            if (window == null && e.getMessage().contains("in use")) {
+            if (e.getCause() instanceof org.mapdb.DBException.FileLocked) {
                 throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + e.getMessage(), e);
             }
             closeQuietly(window);
@@ -189,7 +193,7 @@ public final class Broker implements AutoCloseable {
             LOG.warn("broker {}: {}; moved it to {} and started an empty one (resends of messages accepted before "
                     + "the restart are recognised only while those messages are still stored)", config.name(), e.getMessage(), aside);
             try {
-                return DedupeWindow.open(windowConfig);
+                return new LoadedWindow(DedupeWindow.open(windowConfig), java.util.List.of());
             } catch (StoreException again) {
                 throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + again.getMessage(), again);
             }

@@ -57,7 +57,8 @@ public final class BrokerCore {
     }
 
     public BrokerCore(BrokerConfig config, String brokerId, MessageStore store, Clock clock,
-                      io.fedbridge.broker.store.DedupeWindow dedupeWindow, java.util.concurrent.ScheduledExecutorService scheduler) {
+                      io.fedbridge.broker.store.DedupeWindow dedupeWindow, List<String> windowIds,
+                      java.util.concurrent.ScheduledExecutorService scheduler) {
         this.scheduler = scheduler;
         this.config = config;
         this.brokerId = brokerId;
@@ -66,7 +67,7 @@ public final class BrokerCore {
         this.memory = new MemoryUsage(config.memoryLimit());
         this.topics = new TopicRegistry();
         this.advisories = new ConsumerAdvisories(this);
-        this.dedupe = new FederationDedupe(100_000, dedupeWindow);
+        this.dedupe = new FederationDedupe(100_000, dedupeWindow, windowIds);
         List<DestinationPolicy> wild = new ArrayList<>();
         for (DestinationPolicy p : config.policies()) {
             if (Destinations.isWildcard(p.pattern())) {

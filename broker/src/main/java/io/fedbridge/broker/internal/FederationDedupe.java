@@ -3,6 +3,7 @@ package io.fedbridge.broker.internal;
 import io.fedbridge.broker.store.DedupeWindow;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -20,7 +21,6 @@ final class FederationDedupe {
     /** How a consumed id is kept in the persisted window, next to the accepted ones. */
     private static final String CONSUMED_SUFFIX = "#consumed";
 
-    private final int capacity;
     private final DedupeWindow persistent;
     private final java.util.concurrent.ThreadPoolExecutor writer;
     private final Set<String> inFlight = new HashSet<>();
@@ -33,30 +33,19 @@ final class FederationDedupe {
     private final Map<String, Boolean> consumed;
     private long duplicates;
 
-    FederationDedupe(int capacity, DedupeWindow persistent) {
-        this.capacity = capacity;
+    /**
+     * @param persistent the window ids are written to, or null (no data directory)
+     * @param windowIds  the ids the window held at start, oldest first (as {@link DedupeWindow#ids()})
+     */
+    FederationDedupe(int capacity, DedupeWindow persistent, List<String> windowIds) {
         this.persistent = persistent;
-        this.recent = new LinkedHashMap<>(1024, 0.75f, false) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-                return size() > FederationDedupe.this.capacity;
-            }
-        };
-        this.consumed = new LinkedHashMap<>(1024, 0.75f, false) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-                return size() > FederationDedupe.this.capacity;
-            }
-        };
+        this.recent = boundedSet(capacity);
+        this.consumed = boundedSet(capacity);
         if (persistent == null) {
             this.writer = null;
             return;
         }
-        for (String id : persistent.ids()) {
+        for (String id : windowIds) {
             if (id.endsWith(CONSUMED_SUFFIX)) {
                 consumed.put(id.substring(0, id.length() - CONSUMED_SUFFIX.length()), Boolean.TRUE);
             } else {
@@ -70,6 +59,18 @@ final class FederationDedupe {
                     t.setDaemon(true);
                     return t;
                 }, new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
+    }
+
+    /** Insertion-ordered; beyond {@code capacity} the oldest id is forgotten. */
+    private static Map<String, Boolean> boundedSet(int capacity) {
+        return new LinkedHashMap<>(1024, 0.75f, false) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                return size() > capacity;
+            }
+        };
     }
 
     /** Claims {@code id} for a message about to be accepted; false if it is a duplicate. */
