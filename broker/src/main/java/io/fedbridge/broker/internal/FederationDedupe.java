@@ -2,14 +2,12 @@ package io.fedbridge.broker.internal;
 
 import io.fedbridge.broker.store.DedupeWindow;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
  * Drops a SEND whose federation id this broker already accepted, so a bridge's or a client's resend after a
- * failure never reaches a consumer twice. Deciding is in memory only: recent ids live in a bounded LRU, which at
+ * failure never reaches a consumer twice. Deciding is in memory only: recent ids live in a {@link BoundedIdSet}, which at
  * start-up is filled from the persisted {@link DedupeWindow} (with a data directory) and from the ids of messages
  * recovered from the journal. Ids of accepted persistent messages are written to the window by a background
  * thread (batched every 20 ms, committed every 100 ms), so the I/O thread never waits for MapDB: a MapDB commit holds its lock for
@@ -41,13 +39,13 @@ final class FederationDedupe {
      */
     private final java.util.concurrent.ConcurrentHashMap<String, Boolean> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
     private final Set<String> inFlight = new HashSet<>();
-    private final Map<String, Boolean> recent;
+    private final BoundedIdSet recent;
     /**
      * Federation ids of queue messages a local consumer (not a bridge) acknowledged here. A copy of such a message
      * that turns up later - a replay of a copy another broker holds (the sender's receipt was lost in a crash, or a
      * producer's resend after failover made a second one) - is a duplicate, though its replay count makes its key new.
      */
-    private final Map<String, Boolean> consumed;
+    private final BoundedIdSet consumed;
     private long duplicates;
 
     /**
@@ -56,8 +54,8 @@ final class FederationDedupe {
      */
     FederationDedupe(int capacity, DedupeWindow persistent, List<String> windowIds) {
         this.persistent = persistent;
-        this.recent = boundedSet(capacity);
-        this.consumed = boundedSet(capacity);
+        this.recent = new BoundedIdSet(capacity);
+        this.consumed = new BoundedIdSet(capacity);
         if (persistent == null) {
             this.writer = null;
             return;
@@ -65,10 +63,10 @@ final class FederationDedupe {
         for (String id : windowIds) {
             if (id.endsWith(CONSUMED_SUFFIX)) {
                 String base = id.substring(0, id.length() - CONSUMED_SUFFIX.length());
-                consumed.put(base, Boolean.TRUE);
-                recent.put(base, Boolean.TRUE); // consumed here means accepted here
+                consumed.add(base);
+                recent.add(base); // consumed here means accepted here
             } else {
-                recent.put(id, Boolean.TRUE);
+                recent.add(id);
             }
         }
         this.writer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
@@ -79,21 +77,9 @@ final class FederationDedupe {
         writer.scheduleWithFixedDelay(this::drain, WRITE_DELAY_MILLIS, WRITE_DELAY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
-    /** Insertion-ordered; beyond {@code capacity} the oldest id is forgotten. */
-    private static Map<String, Boolean> boundedSet(int capacity) {
-        return new LinkedHashMap<>(1024, 0.75f, false) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-                return size() > capacity;
-            }
-        };
-    }
-
     /** Claims {@code id} for a message about to be accepted; false if it is a duplicate. */
     synchronized boolean claim(String id, boolean persistentMessage) {
-        if (inFlight.contains(id) || recent.containsKey(id)) {
+        if (inFlight.contains(id) || recent.contains(id)) {
             duplicates++;
             return false;
         }
@@ -108,7 +94,7 @@ final class FederationDedupe {
     void accepted(String id, boolean persistentMessage) {
         synchronized (this) {
             inFlight.remove(id);
-            recent.put(id, Boolean.TRUE);
+            recent.add(id);
         }
         if (persistentMessage && writer != null) {
             enqueue(id);
@@ -147,7 +133,7 @@ final class FederationDedupe {
      * already, or if a local consumer here already acknowledged a copy of the message.
      */
     synchronized boolean claimReplay(String key, String id) {
-        if (consumed.containsKey(id)) {
+        if (consumed.contains(id)) {
             duplicates++;
             return false;
         }
@@ -160,7 +146,7 @@ final class FederationDedupe {
      */
     void consumedLocally(String id, boolean persistentMessage) {
         synchronized (this) {
-            consumed.put(id, Boolean.TRUE);
+            consumed.add(id);
         }
         if (persistentMessage && writer != null && unwritten.replace(id, Boolean.TRUE) == null) {
             enqueue(id + CONSUMED_SUFFIX); // its accepted id was written already: the mark is a write of its own
@@ -169,7 +155,7 @@ final class FederationDedupe {
 
     /** Whether a local consumer here acknowledged a copy of {@code id}: another copy must not be delivered. */
     synchronized boolean wasConsumedLocally(String id) {
-        return consumed.containsKey(id);
+        return consumed.contains(id);
     }
 
     /** A copy of a consumed message was dropped before delivery. */
@@ -184,7 +170,7 @@ final class FederationDedupe {
 
     /** Learned from a message recovered from the journal. */
     synchronized void recovered(String id) {
-        recent.put(id, Boolean.TRUE);
+        recent.add(id);
     }
 
     synchronized long duplicates() {
