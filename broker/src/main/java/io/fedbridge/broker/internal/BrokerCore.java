@@ -334,6 +334,13 @@ public final class BrokerCore {
                 return DONE;
             }
             CompletableFuture<Void> stored = durable ? store.add(q.storeKey, m.toStored(0)) : DONE;
+            if (durable && before.isDone() && q.sharedQueue) {
+                // In the queue at once, so a bridge can forward it while it is being stored (local consumers wait
+                // for the write: see QueueDestination.stored). The receipt still waits for the write.
+                entry.storing = stored;
+                q.enqueue(entry);
+                return stored.whenComplete((v, e) -> q.stored(entry, e));
+            }
             // Completes once the message is in the queue (or failed to be stored): the receipt waits for it, so a
             // client that has its receipt finds the message there.
             CompletableFuture<Void> accepted = new CompletableFuture<>();

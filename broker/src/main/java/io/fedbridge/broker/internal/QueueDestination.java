@@ -33,7 +33,7 @@ final class QueueDestination {
     /** Key under which persistent messages are stored, or null if nothing here is ever stored. */
     final String storeKey;
     final DestinationPolicy policy;
-    private final boolean sharedQueue;
+    final boolean sharedQueue;
     private final BrokerCore core;
     @SuppressWarnings("unchecked")
     private final ArrayDeque<QueueEntry>[] pending = new ArrayDeque[PRIORITIES];
@@ -362,12 +362,30 @@ final class QueueDestination {
         core.scheduler.schedule(this::dispatch, millis, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * The store write of {@code e} (see {@link QueueEntry#storing}) completed: local consumers may have it now. If the
+     * write failed, the producer is told so; a copy not yet handed on is withdrawn (one already forwarded stays with
+     * the peer, as an unacknowledged send may).
+     */
+    synchronized void stored(QueueEntry e, Throwable failure) {
+        e.storing = null;
+        if (failure != null && pending[e.message.priority].remove(e)) {
+            pendingCount--;
+            core.memory.release(e.message.size);
+            forget(e);
+        }
+        dispatch();
+    }
+
     /** Round-robin among the highest-priority active consumers that have room and whose selector matches. */
     private ServerConsumer pick(QueueEntry e, long now) {
         int n = activeCount();
         ServerConsumer best = null;
         int bestIndex = -1;
         pickSawRoom = false;
+        if (e.storing != null && !e.storing.isDone() && !onlyFederationPeers()) {
+            return null; // not stored yet and a local consumer (or a foreign bridge) may want it: wait, keeping order
+        }
         if (e.inDoubtWith != null && now >= e.inDoubtUntil) {
             e.inDoubtWith = null;
         }
@@ -405,6 +423,16 @@ final class QueueDestination {
             }
         }
         return false;
+    }
+
+    /** True if every consumer is a bridge to a fedbridge broker (whose dedupe makes a resend harmless). */
+    private boolean onlyFederationPeers() {
+        for (ServerConsumer c : consumers) {
+            if (!c.network || c.peer == null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean hasLocalConsumer() {

@@ -16,6 +16,12 @@ final class QueueEntry {
      */
     String inDoubtWith;
     long inDoubtUntil;
+    /**
+     * The store write of this persistent entry while it is under way, else null. Meanwhile only a bridge may take it
+     * (see {@link QueueDestination#stored}): the peer stores it before its receipt, and should this broker die before
+     * its own write completes, the producer's resend (same federation id) is dropped by the peer's dedupe.
+     */
+    java.util.concurrent.CompletableFuture<Void> storing;
 
     QueueEntry(BrokerMessage message, String storeKey, int redeliveryCount) {
         this.message = message;
