@@ -6,9 +6,7 @@ import io.fedbridge.broker.internal.ServerSession;
 import io.fedbridge.broker.security.ListenerConfig;
 import io.fedbridge.broker.security.internal.ConnectionLimiter;
 import io.fedbridge.broker.security.internal.SecurityGuard;
-import io.fedbridge.broker.store.DedupeWindow;
-import io.fedbridge.broker.store.DedupeWindowConfig;
-import io.fedbridge.broker.store.Durability;
+import io.fedbridge.broker.store.DedupeLog;
 import io.fedbridge.broker.store.InMemoryMessageStore;
 import io.fedbridge.broker.store.JournalMessageStore;
 import io.fedbridge.broker.store.StoreConfig;
@@ -155,8 +153,8 @@ public final class Broker implements AutoCloseable {
         }
     }
 
-    /** The dedupe window (null without a data directory) and the ids it holds, read once at start. */
-    private record LoadedWindow(DedupeWindow window, java.util.List<String> ids) {
+    /** The dedupe log (null without a data directory) and the fingerprints it holds, read once at start. */
+    private record LoadedWindow(DedupeLog window, java.util.List<DedupeLog.Fingerprint> ids) {
     }
 
     private static LoadedWindow openDedupeWindow(BrokerConfig config) {
@@ -164,12 +162,11 @@ public final class Broker implements AutoCloseable {
         if (dir == null) {
             return new LoadedWindow(null, java.util.List.of());
         }
-        DedupeWindowConfig windowConfig = DedupeWindowConfig.ofDefaults(dir.resolve("dedupe.db")).toBuilder()
-                .durability(Durability.ASYNC).maxSize(100_000).build();
-        DedupeWindow window = null;
+        Path file = dir.resolve("dedupe.db");
+        DedupeLog window = null;
         try {
-            window = DedupeWindow.open(windowConfig);
-            return new LoadedWindow(window, window.ids()); // reads every entry: a damaged file shows here
+            window = openLog(file);
+            return new LoadedWindow(window, window.load()); // reads every entry: a damaged file shows here
         } catch (StoreException e) {
             if (e.getCause() instanceof org.mapdb.DBException.FileLocked) {
                 throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + e.getMessage(), e);
@@ -193,14 +190,19 @@ public final class Broker implements AutoCloseable {
             LOG.warn("broker {}: {}; moved it to {} and started an empty one (resends of messages accepted before "
                     + "the restart are recognised only while those messages are still stored)", config.name(), e.getMessage(), aside);
             try {
-                return new LoadedWindow(DedupeWindow.open(windowConfig), java.util.List.of());
+                return new LoadedWindow(openLog(file), java.util.List.of());
             } catch (StoreException again) {
                 throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + again.getMessage(), again);
             }
         }
     }
 
-    private static void closeQuietly(DedupeWindow window) {
+    private static DedupeLog openLog(Path file) {
+        return DedupeLog.open(file, io.fedbridge.broker.internal.BrokerCore.DEDUPE_CAPACITY, java.time.Duration.ofHours(1),
+                java.time.Clock.systemUTC());
+    }
+
+    private static void closeQuietly(DedupeLog window) {
         if (window == null) {
             return;
         }

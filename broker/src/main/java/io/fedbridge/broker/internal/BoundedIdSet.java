@@ -52,8 +52,11 @@ final class BoundedIdSet {
 
     /** Adds {@code id} (forgetting the oldest if full); returns false, and changes nothing, if it is held already. */
     boolean add(String id) {
-        long h = hashHigh(id);
-        long l = hashLow(id);
+        return add(hashHigh(id), hashLow(id));
+    }
+
+    /** Adds the id whose fingerprint is {@code h}, {@code l} (as {@link #hashHigh}, {@link #hashLow} give it). */
+    boolean add(long h, long l) {
         if (find(h, l) >= 0) {
             return false;
         }

@@ -56,8 +56,11 @@ public final class BrokerCore {
     record DurableSubscription(DurableSubscriptionInfo info, QueueDestination queue, TopicRegistry.Registration registration) {
     }
 
+    /** Federation ids remembered, in memory and in the data directory's dedupe log. */
+    public static final int DEDUPE_CAPACITY = 100_000;
+
     public BrokerCore(BrokerConfig config, String brokerId, MessageStore store, Clock clock,
-                      io.fedbridge.broker.store.DedupeWindow dedupeWindow, List<String> windowIds,
+                      io.fedbridge.broker.store.DedupeLog dedupeLog, List<io.fedbridge.broker.store.DedupeLog.Fingerprint> knownIds,
                       java.util.concurrent.ScheduledExecutorService scheduler) {
         this.scheduler = scheduler;
         this.config = config;
@@ -67,7 +70,7 @@ public final class BrokerCore {
         this.memory = new MemoryUsage(config.memoryLimit());
         this.topics = new TopicRegistry();
         this.advisories = new ConsumerAdvisories(this);
-        this.dedupe = new FederationDedupe(100_000, dedupeWindow, windowIds);
+        this.dedupe = new FederationDedupe(DEDUPE_CAPACITY, dedupeLog, knownIds);
         List<DestinationPolicy> wild = new ArrayList<>();
         for (DestinationPolicy p : config.policies()) {
             if (Destinations.isWildcard(p.pattern())) {

@@ -1,6 +1,6 @@
 package io.fedbridge.broker.internal;
 
-import io.fedbridge.broker.store.DedupeWindow;
+import io.fedbridge.broker.store.DedupeLog;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -8,27 +8,27 @@ import java.util.Set;
 /**
  * Drops a SEND whose federation id this broker already accepted, so a bridge's or a client's resend after a
  * failure never reaches a consumer twice. Deciding is in memory only: recent ids live in a {@link BoundedIdSet}, which at
- * start-up is filled from the persisted {@link DedupeWindow} (with a data directory) and from the ids of messages
- * recovered from the journal. Ids of accepted persistent messages are written to the window by a background
- * thread (batched every 20 ms, committed every 100 ms), so the I/O thread never waits for MapDB: a MapDB commit holds its lock for
- * milliseconds, and every forwarded persistent message used to wait behind it.
+ * start-up is filled from the persisted {@link DedupeLog} (with a data directory) and from the ids of messages
+ * recovered from the journal. Fingerprints of accepted persistent messages are written to the log by a background
+ * thread (one batch every 20 ms, committed every 100 ms), so the I/O thread never waits for MapDB.
  */
 final class FederationDedupe {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FederationDedupe.class);
-    /** How a consumed id is kept in the persisted window, next to the accepted ones. */
+    /** How a consumed mark waits in the write queue, next to the accepted ids. */
     private static final String CONSUMED_SUFFIX = "#consumed";
     /**
      * How long an accepted id waits before it is written: most messages are consumed within it, and then one write
-     * stands for accepted and consumed. The window commits every 100 ms anyway, so this widens what a crash forgets
+     * stands for accepted and consumed. The log commits every 100 ms anyway, so this widens what a crash forgets
      * from at most 100 ms to at most 120 ms of ids.
      */
     private static final long WRITE_DELAY_MILLIS = 20;
+    private static final long COMMIT_EVERY_MILLIS = 100;
     /** Beyond this many queued ids the caller writes them itself: back-pressure, never an unbounded queue. */
     private static final int MAX_QUEUED = 65_536;
 
-    private final DedupeWindow persistent;
-    /** Writes queued ids to the window every {@link #WRITE_DELAY_MILLIS}; null without a window. */
+    private final DedupeLog persistent;
+    /** Writes queued ids to the log every {@link #WRITE_DELAY_MILLIS}; null without a log. */
     private final java.util.concurrent.ScheduledExecutorService writer;
     /** Ids waiting for the writer, in order. */
     private final java.util.concurrent.ConcurrentLinkedQueue<String> toWrite = new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -38,6 +38,10 @@ final class FederationDedupe {
      * ({@code id#consumed}, which also means accepted) stands for both, as it usually does while messages flow.
      */
     private final java.util.concurrent.ConcurrentHashMap<String, Boolean> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The writer's batch, reused; {@link #batchHigh} is also the lock of {@link #drain}. */
+    private final long[] batchHigh = new long[4096];
+    private final long[] batchLow = new long[4096];
+    private final boolean[] batchConsumed = new boolean[4096];
     private final Set<String> inFlight = new HashSet<>();
     private final BoundedIdSet recent;
     /**
@@ -49,10 +53,10 @@ final class FederationDedupe {
     private long duplicates;
 
     /**
-     * @param persistent the window ids are written to, or null (no data directory)
-     * @param windowIds  the ids the window held at start, oldest first (as {@link DedupeWindow#ids()})
+     * @param persistent the log fingerprints are written to, or null (no data directory)
+     * @param known      what the log held at start, oldest first (as {@link DedupeLog#load()} gives it)
      */
-    FederationDedupe(int capacity, DedupeWindow persistent, List<String> windowIds) {
+    FederationDedupe(int capacity, DedupeLog persistent, List<DedupeLog.Fingerprint> known) {
         this.persistent = persistent;
         this.recent = new BoundedIdSet(capacity);
         this.consumed = new BoundedIdSet(capacity);
@@ -60,13 +64,10 @@ final class FederationDedupe {
             this.writer = null;
             return;
         }
-        for (String id : windowIds) {
-            if (id.endsWith(CONSUMED_SUFFIX)) {
-                String base = id.substring(0, id.length() - CONSUMED_SUFFIX.length());
-                consumed.add(base);
-                recent.add(base); // consumed here means accepted here
-            } else {
-                recent.add(id);
+        for (DedupeLog.Fingerprint f : known) {
+            recent.add(f.high(), f.low()); // consumed here means accepted here
+            if (f.consumed()) {
+                consumed.add(f.high(), f.low());
             }
         }
         this.writer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
@@ -75,6 +76,7 @@ final class FederationDedupe {
             return t;
         });
         writer.scheduleWithFixedDelay(this::drain, WRITE_DELAY_MILLIS, WRITE_DELAY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        writer.scheduleWithFixedDelay(this::commit, COMMIT_EVERY_MILLIS, COMMIT_EVERY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     /** Claims {@code id} for a message about to be accepted; false if it is a duplicate. */
@@ -109,22 +111,41 @@ final class FederationDedupe {
         }
     }
 
-    /** Writes every queued id (on the writer thread; on the caller's when the queue is over its bound). */
+    /**
+     * Writes every queued id, in batches (on the writer thread; on the caller's when the queue is over its bound).
+     * Its own lock, never this object's: the I/O threads' claims must not wait for MapDB.
+     */
     private void drain() {
-        String key;
-        while ((key = toWrite.poll()) != null) {
-            queued.decrementAndGet();
-            Boolean consumedMeanwhile = unwritten.remove(key);
-            remember(Boolean.TRUE.equals(consumedMeanwhile) ? key + CONSUMED_SUFFIX : key);
+        synchronized (batchHigh) {
+            int n;
+            do {
+                n = 0;
+                String key;
+                while (n < batchHigh.length && (key = toWrite.poll()) != null) {
+                    queued.decrementAndGet();
+                    Boolean consumedMeanwhile = unwritten.remove(key);
+                    boolean mark = key.endsWith(CONSUMED_SUFFIX);
+                    String id = mark ? key.substring(0, key.length() - CONSUMED_SUFFIX.length()) : key;
+                    batchHigh[n] = BoundedIdSet.hashHigh(id);
+                    batchLow[n] = BoundedIdSet.hashLow(id);
+                    batchConsumed[n] = mark || Boolean.TRUE.equals(consumedMeanwhile);
+                    n++;
+                }
+                try {
+                    persistent.append(batchHigh, batchLow, batchConsumed, n);
+                } catch (RuntimeException e) {
+                    // closing, or a failing disk: the ids stay in memory; after a restart a resend of them gets through
+                    LOG.debug("could not write {} federation ids to {}: {}", n, persistent.file(), e.toString());
+                }
+            } while (n == batchHigh.length);
         }
     }
 
-    private void remember(String id) {
+    private void commit() {
         try {
-            persistent.firstSeen(id);
+            persistent.commit();
         } catch (RuntimeException e) {
-            // closing, or a failing disk: the id stays in memory; after a restart a resend of it would get through
-            LOG.debug("could not remember federation id {} on disk: {}", id, e.toString());
+            LOG.debug("could not commit {}: {}", persistent.file(), e.toString());
         }
     }
 
