@@ -58,6 +58,9 @@ import org.HdrHistogram.Histogram;
  */
 public final class LoadClientMain {
 
+    /** Diagnostics: where to write per-message latency traces (us since the run's start, latency us), or null. */
+    private static final String TRACE = System.getProperty("fedbridge.bench.trace");
+
     private static final int HEADER_BYTES = 13;
 
     private final String producerUri;
@@ -398,6 +401,9 @@ public final class LoadClientMain {
         final AtomicLong lastNanos = new AtomicLong();
         final CountDownLatch done;
         final Histogram histogram;
+        /** With -Dfedbridge.bench.trace=PREFIX: each measured message's send time and latency, written at the end. */
+        private final long[] trace = TRACE == null ? null : new long[2 * 200_000];
+        private int traced;
         /** Probes wait for demand, bounded by their own timeout; the watchdog leaves them alone. */
         final boolean probe;
 
@@ -425,6 +431,11 @@ public final class LoadClientMain {
             if (histogram != null && b[8] == 1) {
                 synchronized (histogram) {
                     histogram.recordValue(Math.min(Math.max(0, now - buf.getLong(0)), histogram.getHighestTrackableValue()));
+                    if (TRACE != null && traced < trace.length / 2) {
+                        trace[2 * traced] = buf.getLong(0);
+                        trace[2 * traced + 1] = now - buf.getLong(0);
+                        traced++;
+                    }
                 }
             }
             received.incrementAndGet();
@@ -439,6 +450,18 @@ public final class LoadClientMain {
         String finish(long start, long sent, String extra) throws InterruptedException {
             long timeout = 60 + expectedTotal() / 2000;
             boolean all = done.await(timeout, TimeUnit.SECONDS);
+            if (TRACE != null && histogram != null) {
+                synchronized (histogram) {
+                    try (java.io.PrintWriter w = new java.io.PrintWriter(java.nio.file.Files.newBufferedWriter(
+                            java.nio.file.Path.of(TRACE + "-run" + number + ".txt")))) {
+                        for (int i = 0; i < traced; i++) {
+                            w.println((trace[2 * i] - start) / 1000 + " " + trace[2 * i + 1] / 1000);
+                        }
+                    } catch (java.io.IOException e) {
+                        System.err.println("trace: " + e);
+                    }
+                }
+            }
             long end = all ? lastNanos.get() : System.nanoTime();
             return "RESULT run=" + number + " messages=" + expectedEach + " expected=" + expectedTotal() + " received="
                     + received.get() + " stray=" + stray.get() + " complete=" + all + " elapsedNanos=" + (end - start)
