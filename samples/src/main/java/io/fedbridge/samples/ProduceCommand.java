@@ -79,16 +79,20 @@ final class ProduceCommand implements Callable<Integer> {
                         .header("seq", Integer.toString(seq)).build();
                 CompletableFuture<SendReceipt> f = client.sendAsync(m);
                 f.whenComplete((r, e) -> {
-                    window.release();
-                    if (e != null) {
-                        failed.incrementAndGet();
-                    } else {
-                        receipted.incrementAndGet();
-                        if (r.duplicate()) {
-                            duplicates.incrementAndGet();
+                    try {
+                        if (e != null) {
+                            failed.incrementAndGet();
+                        } else {
+                            receipted.incrementAndGet();
+                            if (r.duplicate()) {
+                                duplicates.incrementAndGet();
+                            }
                         }
+                        progress.update(receipted.get() + failed.get());
+                    } finally {
+                        // last: the summary waits for every permit, so it must see this send counted
+                        window.release();
                     }
-                    progress.update(receipted.get() + failed.get());
                 });
             }
             window.acquire(1000);
