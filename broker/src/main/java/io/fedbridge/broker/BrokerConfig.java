@@ -33,17 +33,32 @@ import java.util.regex.Pattern;
  * @param networkConnectors discovery URIs of the bridges this broker runs, e.g. {@code static:(tcp://b:61613)}
  * @param security         authentication, authorization, TLS and connection limits; default
  *                         {@link SecurityConfig#ofDefaults()}: an open broker
+ * @param inDoubtHold      how long a message a bridge forwarded without the peer's receipt (the link or the peer died)
+ *                         goes only back to that peer, whose dedupe settles it if it had stored the message; after it,
+ *                         any consumer may take it. Default 10 s (long enough for a broker restart); ZERO = no hold
  */
 public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                            Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
-                           List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security) {
+                           List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
+                           Duration inDoubtHold) {
+
+    /** The default in-doubt hold: long enough for a broker restart or a link reconnect. */
+    public static final Duration DEFAULT_IN_DOUBT_HOLD = Duration.ofSeconds(10);
+
+    /** A configuration with the default in-doubt hold. */
+    public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
+                        Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
+                        List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security) {
+        this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
+                networkConnectors, security, null);
+    }
 
     /** An open broker's configuration, as before security existed. */
     public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                         Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                         List<DestinationPolicy> policies, List<String> networkConnectors) {
         this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
-                networkConnectors, null);
+                networkConnectors, null, null);
     }
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -90,6 +105,10 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             }
         }
         networkConnectors = List.copyOf(networkConnectors == null ? List.of() : networkConnectors);
+        inDoubtHold = inDoubtHold == null ? DEFAULT_IN_DOUBT_HOLD : inDoubtHold;
+        if (inDoubtHold.isNegative()) {
+            throw new IllegalArgumentException("inDoubtHold must be >= 0, but was " + inDoubtHold);
+        }
     }
 
     /** As a record prints itself, but with every secret in listener and network-connector URIs masked. */
@@ -98,7 +117,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         return "BrokerConfig[name=" + name + ", listeners=" + masked(listeners) + ", dataDirectory=" + dataDirectory
                 + ", limits=" + limits + ", heartBeat=" + heartBeat + ", memoryLimit=" + memoryLimit + ", defaultPrefetch="
                 + defaultPrefetch + ", durability=" + durability + ", policies=" + policies + ", networkConnectors="
-                + masked(networkConnectors) + ", security=" + security + "]";
+                + masked(networkConnectors) + ", security=" + security + ", inDoubtHold=" + inDoubtHold + "]";
     }
 
     private static List<String> masked(List<String> uris) {
@@ -133,6 +152,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         b.policies.addAll(policies);
         b.networkConnectors.addAll(networkConnectors);
         b.security = security;
+        b.inDoubtHold = inDoubtHold;
         return b;
     }
 
@@ -142,6 +162,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         private Path dataDirectory;
         private FrameLimits limits;
         private Duration heartBeat;
+        private Duration inDoubtHold;
         private long memoryLimit;
         private int defaultPrefetch;
         private Durability durability;
@@ -178,6 +199,12 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
 
         public Builder limits(FrameLimits limits) {
             this.limits = limits;
+            return this;
+        }
+
+        /** See {@link BrokerConfig#inDoubtHold()}. */
+        public Builder inDoubtHold(Duration inDoubtHold) {
+            this.inDoubtHold = inDoubtHold;
             return this;
         }
 
@@ -221,7 +248,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
 
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
-                    durability, policies, networkConnectors, security);
+                    durability, policies, networkConnectors, security, inDoubtHold);
         }
     }
 }

@@ -136,6 +136,10 @@ public final class BrokerConfigFile {
                 Duration heartBeat = v.duration();
                 return b -> b.heartBeat(heartBeat);
             }),
+            new BrokerKey("inDoubtHold", false, (v, p) -> {
+                Duration hold = v.duration();
+                return b -> b.inDoubtHold(hold);
+            }),
             new BrokerKey("defaultPrefetch", false, (v, p) -> {
                 int prefetch = v.integer();
                 return b -> b.defaultPrefetch(prefetch);

@@ -157,9 +157,20 @@ class BrokerConfigFileTest {
     }
 
     @Test
+    void shouldReadTheInDoubtHoldAndRejectANegativeOne() {
+        assertThat(build("name = A\n").inDoubtHold()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(build("name = A\ninDoubtHold = 2500ms\n").inDoubtHold()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(build("name = A\ninDoubtHold = 0\n").inDoubtHold()).isZero();
+        assertThatThrownBy(() -> build("name = A\ninDoubtHold = soon\n")).hasMessageContaining("broker.conf:2")
+                .hasMessageContaining("inDoubtHold").hasMessageContaining("soon");
+        assertThatThrownBy(() -> BrokerConfig.builder("A").inDoubtHold(Duration.ofSeconds(-1)).build())
+                .hasMessageContaining("inDoubtHold must be >= 0, but was PT-1S");
+    }
+
+    @Test
     void shouldListTheKeysInDocumentationOrder() {
         assertThat(BrokerConfigFile.brokerKeys()).containsExactly("name", "listen", "data", "durability", "memoryLimit",
-                "heartBeat", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength", "network");
+                "heartBeat", "inDoubtHold", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength", "network");
         assertThat(BrokerConfigFile.policyKeys()).containsExactly("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
                 "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
                 "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly");
@@ -188,6 +199,7 @@ class BrokerConfigFileTest {
                 "policies", List.of(),
                 "networkConnectors", List.of("network")));
         keysByComponent.put("security", List.of()); // the [security] section
+        keysByComponent.put("inDoubtHold", List.of("inDoubtHold"));
 
         assertThat(Arrays.stream(BrokerConfig.class.getRecordComponents()).map(RecordComponent::getName))
                 .containsExactlyInAnyOrderElementsOf(keysByComponent.keySet());
@@ -344,7 +356,7 @@ class BrokerConfigFileTest {
                 """))
                 .isInstanceOf(ConfigFileException.class)
                 .hasMessage("broker.conf:7: unknown key 'memoryLimt'; valid keys are: data, defaultPrefetch, durability, "
-                        + "heartBeat, listen, maxFrameSize, maxHeaderLength, maxHeaders, memoryLimit, name, network; "
+                        + "heartBeat, inDoubtHold, listen, maxFrameSize, maxHeaderLength, maxHeaders, memoryLimit, name, network; "
                         + "did you mean 'memoryLimit'?")
                 .satisfies(e -> {
                     ConfigFileException cfe = (ConfigFileException) e;

@@ -21,14 +21,6 @@ import java.util.concurrent.CompletableFuture;
 final class QueueDestination {
 
     private static final int PRIORITIES = 10;
-    /**
-     * How long a message a bridge forwarded without the peer's receipt (the link or the peer died) is kept for that
-     * peer: if the peer comes back within it, the message goes back there and the peer's dedupe drops it if it had
-     * stored it already; after it, anyone may take it (should the peer return later with its copy, that copy is a
-     * duplicate only a consumer-side audit catches). Long enough for a broker restart or a link reconnect.
-     */
-    static final long IN_DOUBT_HOLD_MILLIS = 10_000;
-
     final String name;
     /** Key under which persistent messages are stored, or null if nothing here is ever stored. */
     final String storeKey;
@@ -190,15 +182,19 @@ final class QueueDestination {
         consumers.remove(c);
         List<QueueEntry> unacked = c.drainInflight();
         inflight -= unacked.size();
-        if (c.network && c.peer != null && sharedQueue && !unacked.isEmpty()) {
+        if (c.network && c.peer != null && sharedQueue && !unacked.isEmpty() && !core.config.inDoubtHold().isZero()) {
             // Forwarded, never acknowledged: the peer may hold a copy (its receipt was lost with the link). Handing
             // ours to anyone else now could deliver the message twice; sent back to that peer, its dedupe settles it.
-            long until = core.clock.millis() + IN_DOUBT_HOLD_MILLIS;
+            // Kept for that peer for BrokerConfig.inDoubtHold: if the peer comes back within it, the message goes back
+            // there and its dedupe drops it if it had stored it already; after it, anyone may take it (should the peer
+            // return later with its copy, that copy is a duplicate only a consumer-side audit catches).
+            long hold = core.config.inDoubtHold().toMillis();
+            long until = core.clock.millis() + hold;
             for (QueueEntry e : unacked) {
                 e.inDoubtWith = c.peer;
                 e.inDoubtUntil = until;
             }
-            scheduleDispatch(IN_DOUBT_HOLD_MILLIS + 1);
+            scheduleDispatch(hold + 1);
         }
         requeue(unacked);
         dispatch();

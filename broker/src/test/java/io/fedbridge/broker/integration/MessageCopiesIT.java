@@ -83,7 +83,7 @@ class MessageCopiesIT extends BrokerTestSupport {
 
     @Test
     void shouldKeepAnUnreceiptedForwardForItsPeerForAWhile() throws Exception {
-        Broker b = startBroker(BrokerConfig.builder("copies-doubt"));
+        Broker b = startBroker(BrokerConfig.builder("copies-doubt").inDoubtHold(Duration.ofSeconds(3)));
         connect(b, "tcp").send(Message.builder("/queue/doubt").persistent(true).body("m1").build()).get();
         SubscriptionRequest toPeerX = SubscriptionRequest.builder("/queue/doubt").ackMode(AckMode.CLIENT_INDIVIDUAL)
                 .header(FederationHeaders.NETWORK_CONSUMER, "true").header(FederationHeaders.EXCLUDE_BROKER, "peer-x").build();
@@ -108,5 +108,22 @@ class MessageCopiesIT extends BrokerTestSupport {
         bridgeAgain.close(); // and that link dies too
 
         await("once the hold is over anyone may have it").atMost(Duration.ofSeconds(30)).until(() -> local.contains("m1"));
+    }
+
+    @Test
+    void shouldHandAnUnreceiptedForwardToAnyoneAtOnceWithoutAHold() throws Exception {
+        Broker b = startBroker(BrokerConfig.builder("copies-no-hold").inDoubtHold(Duration.ZERO));
+        connect(b, "tcp").send(Message.builder("/queue/nohold").persistent(true).body("m1").build()).get();
+        StompConnection bridge = connect(b, "tcp");
+        Subscription forwarding = bridge.subscribeAndWait(SubscriptionRequest.builder("/queue/nohold")
+                .ackMode(AckMode.CLIENT_INDIVIDUAL).header(FederationHeaders.NETWORK_CONSUMER, "true")
+                .header(FederationHeaders.EXCLUDE_BROKER, "peer-x").build(), null, WAIT);
+        assertThat(forwarding.receive(WAIT).bodyAsString()).isEqualTo("m1");
+        bridge.close();
+
+        List<String> local = new CopyOnWriteArrayList<>();
+        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/nohold"), msg -> local.add(msg.bodyAsString()), WAIT);
+        await("inDoubtHold=0: a local consumer gets it as soon as the link is gone").atMost(Duration.ofSeconds(2))
+                .until(() -> local.contains("m1"));
     }
 }
