@@ -46,16 +46,23 @@ final class BoundedIdSet {
     }
 
     boolean contains(String id) {
-        long h = hashHigh(id);
-        return find(h, hashLow(id)) >= 0;
+        return contains(fingerprint(id));
+    }
+
+    boolean contains(Fingerprint f) {
+        return find(f.high(), f.low()) >= 0;
     }
 
     /** Adds {@code id} (forgetting the oldest if full); returns false, and changes nothing, if it is held already. */
     boolean add(String id) {
-        return add(hashHigh(id), hashLow(id));
+        return add(fingerprint(id));
     }
 
-    /** Adds the id whose fingerprint is {@code h}, {@code l} (as {@link #hashHigh}, {@link #hashLow} give it). */
+    boolean add(Fingerprint f) {
+        return add(f.high(), f.low());
+    }
+
+    /** Adds the id whose fingerprint is {@code h}, {@code l} (as {@link #fingerprint} gives it). */
     boolean add(long h, long l) {
         if (find(h, l) >= 0) {
             return false;
@@ -112,24 +119,27 @@ final class BoundedIdSet {
         return (int) (h ^ (h >>> 32)) & mask;
     }
 
-    static long hashHigh(String s) {
-        return hash(s, 0x9E3779B97F4A7C15L, 0x100000001B3L, 29);
-    }
-
-    static long hashLow(String s) {
-        return hash(s, 0xC2B2AE3D27D4EB4FL, 0x9E3779B97F4A7C15L, 31);
+    /** A 128-bit fingerprint of an id. */
+    record Fingerprint(long high, long low) {
     }
 
     /**
-     * A 64-bit hash of the string's chars: a multiply-xorshift per char, then MurmurHash3's finaliser. The two halves
-     * use different constants, so that ids colliding in one are not likely to collide in the other.
+     * The fingerprint of {@code s}: two 64-bit hashes of its chars taken in one pass (a multiply per char and lane,
+     * different constants per lane), each finished with MurmurHash3's finaliser, the second also mixed with the first.
      */
-    private static long hash(String s, long seed, long multiplier, int shift) {
-        long h = seed ^ s.length();
-        for (int i = 0; i < s.length(); i++) {
-            h = (h ^ s.charAt(i)) * multiplier + seed;
-            h ^= h >>> shift;
+    static Fingerprint fingerprint(String s) {
+        long a = 0x9E3779B97F4A7C15L ^ s.length();
+        long b = 0xC2B2AE3D27D4EB4FL + s.length();
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            a = (a ^ c) * 0x100000001B3L;
+            b = (b + c) * 0xD6E8FEB86659FD93L;
         }
+        long high = fmix(a);
+        return new Fingerprint(high, fmix(b ^ Long.rotateLeft(high, 29)));
+    }
+
+    private static long fmix(long h) {
         h ^= h >>> 33;
         h *= 0xFF51AFD7ED558CCDL;
         h ^= h >>> 33;

@@ -23,6 +23,8 @@ final class BrokerMessage {
     final String brokerPath;
     /** The federation id ({@code fedbridge-id}), or null. */
     final String federationId;
+    /** The fingerprint of {@link #federationId}, taken on first use (racy but idempotent: any thread gets the same). */
+    private BoundedIdSet.Fingerprint fingerprint;
 
     BrokerMessage(long sequence, String messageId, String destination, StompHeaders headers, byte[] body) {
         this.sequence = sequence;
@@ -94,5 +96,15 @@ final class BrokerMessage {
         } catch (NumberFormatException e) {
             return 0;
         }
+    }
+
+    /** The fingerprint of the federation id (which must not be null). */
+    BoundedIdSet.Fingerprint fingerprint() {
+        BoundedIdSet.Fingerprint f = fingerprint;
+        if (f == null) {
+            f = BoundedIdSet.fingerprint(federationId);
+            fingerprint = f;
+        }
+        return f;
     }
 }

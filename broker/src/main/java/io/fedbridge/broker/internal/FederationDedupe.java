@@ -1,9 +1,9 @@
 package io.fedbridge.broker.internal;
 
 import io.fedbridge.broker.store.DedupeLog;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * Drops a SEND whose federation id this broker already accepted, so a bridge's or a client's resend after a
@@ -42,7 +42,8 @@ final class FederationDedupe {
     private final long[] batchHigh = new long[4096];
     private final long[] batchLow = new long[4096];
     private final boolean[] batchConsumed = new boolean[4096];
-    private final Set<String> inFlight = new HashSet<>();
+    /** Ids claimed and not yet accepted or failed, with their fingerprints (taken once per message). */
+    private final Map<String, BoundedIdSet.Fingerprint> inFlight = new HashMap<>();
     private final BoundedIdSet recent;
     /**
      * Federation ids of queue messages a local consumer (not a bridge) acknowledged here. A copy of such a message
@@ -81,11 +82,16 @@ final class FederationDedupe {
 
     /** Claims {@code id} for a message about to be accepted; false if it is a duplicate. */
     synchronized boolean claim(String id, boolean persistentMessage) {
-        if (inFlight.contains(id) || recent.contains(id)) {
+        if (inFlight.containsKey(id)) {
             duplicates++;
             return false;
         }
-        inFlight.add(id);
+        BoundedIdSet.Fingerprint f = BoundedIdSet.fingerprint(id);
+        if (recent.contains(f)) {
+            duplicates++;
+            return false;
+        }
+        inFlight.put(id, f);
         return true;
     }
 
@@ -95,8 +101,8 @@ final class FederationDedupe {
      */
     void accepted(String id, boolean persistentMessage) {
         synchronized (this) {
-            inFlight.remove(id);
-            recent.add(id);
+            BoundedIdSet.Fingerprint f = inFlight.remove(id);
+            recent.add(f != null ? f : BoundedIdSet.fingerprint(id));
         }
         if (persistentMessage && writer != null) {
             enqueue(id);
@@ -126,8 +132,9 @@ final class FederationDedupe {
                     Boolean consumedMeanwhile = unwritten.remove(key);
                     boolean mark = key.endsWith(CONSUMED_SUFFIX);
                     String id = mark ? key.substring(0, key.length() - CONSUMED_SUFFIX.length()) : key;
-                    batchHigh[n] = BoundedIdSet.hashHigh(id);
-                    batchLow[n] = BoundedIdSet.hashLow(id);
+                    BoundedIdSet.Fingerprint f = BoundedIdSet.fingerprint(id);
+                    batchHigh[n] = f.high();
+                    batchLow[n] = f.low();
                     batchConsumed[n] = mark || Boolean.TRUE.equals(consumedMeanwhile);
                     n++;
                 }
@@ -162,21 +169,23 @@ final class FederationDedupe {
     }
 
     /**
-     * A local consumer acknowledged the queue message {@code id} here; persistent ones are also remembered on disk,
+     * A local consumer acknowledged the queue message {@code m} here; persistent ones are also remembered on disk,
      * so that a copy replayed to this broker after a restart is still recognised.
      */
-    void consumedLocally(String id, boolean persistentMessage) {
+    void consumedLocally(BrokerMessage m) {
+        String id = m.federationId;
+        boolean persistentMessage = m.persistent;
         synchronized (this) {
-            consumed.add(id);
+            consumed.add(m.fingerprint());
         }
         if (persistentMessage && writer != null && unwritten.replace(id, Boolean.TRUE) == null) {
             enqueue(id + CONSUMED_SUFFIX); // its accepted id was written already: the mark is a write of its own
         }
     }
 
-    /** Whether a local consumer here acknowledged a copy of {@code id}: another copy must not be delivered. */
-    synchronized boolean wasConsumedLocally(String id) {
-        return consumed.contains(id);
+    /** Whether a local consumer here acknowledged a copy of {@code m}: another copy must not be delivered. */
+    synchronized boolean wasConsumedLocally(BrokerMessage m) {
+        return consumed.contains(m.fingerprint());
     }
 
     /** A copy of a consumed message was dropped before delivery. */

@@ -318,7 +318,7 @@ final class QueueDestination {
                 it.remove();
                 pendingCount--;
                 if (!c.network && sharedQueue && e.message.federationId != null
-                        && core.dedupe.wasConsumedLocally(e.message.federationId)) {
+                        && core.dedupe.wasConsumedLocally(e.message)) {
                     // another copy of a message a local consumer already took (see FederationDedupe.consumed)
                     core.dedupe.countDuplicate();
                     dequeued++;
@@ -349,7 +349,7 @@ final class QueueDestination {
     /** A local consumer of this queue took {@code e} for good: any other copy of it is a duplicate from now on. */
     private void consumed(ServerConsumer c, QueueEntry e) {
         if (!c.network && sharedQueue && e.message.federationId != null) {
-            core.dedupe.consumedLocally(e.message.federationId, e.message.persistent);
+            core.dedupe.consumedLocally(e.message);
         }
     }
 

@@ -86,6 +86,8 @@ class BoundedIdSetTest {
             assertThat(ids.contains("b1:ID-B-mk2x9-" + i)).isFalse();
         }
         assertThat(ids.contains("b1:ID-B-mk2x9-99999")).isTrue();
-        assertThat(BoundedIdSet.hashHigh("ab")).isNotEqualTo(BoundedIdSet.hashHigh("ba"));
+        assertThat(BoundedIdSet.fingerprint("ab")).isNotEqualTo(BoundedIdSet.fingerprint("ba"))
+                .isEqualTo(BoundedIdSet.fingerprint("ab"));
+        assertThat(BoundedIdSet.fingerprint("ab").high()).isNotEqualTo(BoundedIdSet.fingerprint("ab").low());
     }
 }
