@@ -1,7 +1,5 @@
 package io.fedbridge.broker.internal;
 
-import java.util.Arrays;
-
 /**
  * An insertion-ordered set of at most {@code capacity} ids that forgets the oldest beyond that, kept as 128-bit
  * fingerprints in arrays allocated once. Adding an id allocates nothing.
@@ -20,16 +18,18 @@ import java.util.Arrays;
  */
 final class BoundedIdSet {
 
-    private static final int EMPTY = -1;
-
     private final int capacity;
     /** Fingerprints in insertion order, a ring of {@code capacity} slots starting at {@link #oldest}. */
     private final long[] high;
     private final long[] low;
     private int oldest;
     private int size;
-    /** Open addressing (linear probing) from fingerprint to ring slot; at most half full. */
-    private final int[] table;
+    /**
+     * Open addressing (linear probing), at most half full: entry {@code i} is the fingerprint itself, high at
+     * {@code 2i}, low at {@code 2i+1}, so a probe touches one cache line; (0, 0) marks an empty entry (a fingerprint
+     * that is (0, 0) is kept as (0, 1)).
+     */
+    private final long[] table;
     private final int mask;
 
     BoundedIdSet(int capacity) {
@@ -40,9 +40,8 @@ final class BoundedIdSet {
         this.high = new long[capacity];
         this.low = new long[capacity];
         int tableSize = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1;
-        this.table = new int[tableSize];
+        this.table = new long[2 * tableSize];
         this.mask = tableSize - 1;
-        Arrays.fill(table, EMPTY);
     }
 
     boolean contains(String id) {
@@ -64,6 +63,9 @@ final class BoundedIdSet {
 
     /** Adds the id whose fingerprint is {@code h}, {@code l} (as {@link #fingerprint} gives it). */
     boolean add(long h, long l) {
+        if (h == 0 && l == 0) {
+            l = 1;
+        }
         if (find(h, l) >= 0) {
             return false;
         }
@@ -75,10 +77,11 @@ final class BoundedIdSet {
         low[slot] = l;
         size++;
         int i = home(h);
-        while (table[i] != EMPTY) {
+        while (!empty(i)) {
             i = (i + 1) & mask;
         }
-        table[i] = slot;
+        table[2 * i] = h;
+        table[2 * i + 1] = l;
         return true;
     }
 
@@ -86,15 +89,23 @@ final class BoundedIdSet {
         return size;
     }
 
+    private boolean empty(int i) {
+        return table[2 * i] == 0 && table[2 * i + 1] == 0;
+    }
+
     /** The table index holding the fingerprint, or -1. */
     private int find(long h, long l) {
+        if (h == 0 && l == 0) {
+            l = 1;
+        }
         for (int i = home(h); ; i = (i + 1) & mask) {
-            int slot = table[i];
-            if (slot == EMPTY) {
-                return -1;
-            }
-            if (high[slot] == h && low[slot] == l) {
+            long th = table[2 * i];
+            long tl = table[2 * i + 1];
+            if (th == h && tl == l) {
                 return i;
+            }
+            if (th == 0 && tl == 0) {
+                return -1;
             }
         }
     }
@@ -104,15 +115,17 @@ final class BoundedIdSet {
         oldest = (oldest + 1) % capacity;
         size--;
         // Backward-shift deletion: pull later entries of the probe run into the gap, so no lookup stops early.
-        for (int j = (gap + 1) & mask; table[j] != EMPTY; j = (j + 1) & mask) {
-            int home = home(high[table[j]]);
+        for (int j = (gap + 1) & mask; !empty(j); j = (j + 1) & mask) {
+            int home = home(table[2 * j]);
             boolean canMove = gap <= j ? home <= gap || home > j : home <= gap && home > j;
             if (canMove) {
-                table[gap] = table[j];
+                table[2 * gap] = table[2 * j];
+                table[2 * gap + 1] = table[2 * j + 1];
                 gap = j;
             }
         }
-        table[gap] = EMPTY;
+        table[2 * gap] = 0;
+        table[2 * gap + 1] = 0;
     }
 
     private int home(long h) {

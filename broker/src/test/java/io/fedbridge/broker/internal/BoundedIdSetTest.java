@@ -45,6 +45,17 @@ class BoundedIdSetTest {
     }
 
     @Test
+    void shouldKeepTheFingerprintThatLooksLikeAnEmptyEntry() {
+        BoundedIdSet ids = new BoundedIdSet(2);
+        assertThat(ids.add(0, 0)).isTrue();
+        assertThat(ids.add(0, 0)).as("held").isFalse();
+        ids.add(5, 5);
+        ids.add(6, 6); // forgets (0, 0)
+        assertThat(ids.add(0, 0)).as("forgotten, so new again").isTrue();
+        assertThat(ids.size()).isEqualTo(2);
+    }
+
+    @Test
     void shouldRejectANonPositiveCapacity() {
         assertThatThrownBy(() -> new BoundedIdSet(0)).hasMessageContaining("capacity must be at least 1, was 0");
     }
