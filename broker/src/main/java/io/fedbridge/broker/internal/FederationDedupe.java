@@ -15,8 +15,6 @@ import java.util.Map;
 final class FederationDedupe {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FederationDedupe.class);
-    /** How a consumed mark waits in the write queue, next to the accepted ids. */
-    private static final String CONSUMED_SUFFIX = "#consumed";
     /**
      * How long an accepted id waits before it is written: most messages are consumed within it, and then one write
      * stands for accepted and consumed. The log commits every 100 ms anyway, so this widens what a crash forgets
@@ -30,14 +28,14 @@ final class FederationDedupe {
     private final DedupeLog persistent;
     /** Writes queued ids to the log every {@link #WRITE_DELAY_MILLIS}; null without a log. */
     private final java.util.concurrent.ScheduledExecutorService writer;
-    /** Ids waiting for the writer, in order. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<String> toWrite = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Fingerprints waiting for the writer, in order (taken once, at claim or from the message: never again here). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<BoundedIdSet.Fingerprint> toWrite = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
     /**
-     * For each queued id, whether a local consumer took the message while it waited: then one write
-     * ({@code id#consumed}, which also means accepted) stands for both, as it usually does while messages flow.
+     * For each queued fingerprint, whether a local consumer took the message: then one write (consumed, which also
+     * means accepted) stands for both, as it usually does while messages flow.
      */
-    private final java.util.concurrent.ConcurrentHashMap<String, Boolean> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentHashMap<BoundedIdSet.Fingerprint, Boolean> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
     /** The writer's batch, reused; {@link #batchHigh} is also the lock of {@link #drain}. */
     private final long[] batchHigh = new long[4096];
     private final long[] batchLow = new long[4096];
@@ -100,18 +98,33 @@ final class FederationDedupe {
      * (a non-persistent message does not outlive a restart, so there is nothing to recognise after one).
      */
     void accepted(String id, boolean persistentMessage) {
+        BoundedIdSet.Fingerprint f;
         synchronized (this) {
-            BoundedIdSet.Fingerprint f = inFlight.remove(id);
-            recent.add(f != null ? f : BoundedIdSet.fingerprint(id));
+            f = inFlight.remove(id);
+            if (f == null) {
+                f = BoundedIdSet.fingerprint(id);
+            }
+            recent.add(f);
         }
         if (persistentMessage && writer != null) {
-            enqueue(id);
+            enqueue(f, false);
         }
     }
 
-    private void enqueue(String key) {
-        unwritten.put(key, Boolean.FALSE);
-        toWrite.add(key);
+    /**
+     * Queues {@code f} for the writer, or, if it waits already (accepted and consumed, in either order), merges the
+     * consumed flag into that one write.
+     */
+    private void enqueue(BoundedIdSet.Fingerprint f, boolean consumedHere) {
+        boolean[] fresh = {false};
+        unwritten.compute(f, (k, waiting) -> {
+            fresh[0] = waiting == null;
+            return waiting == null ? consumedHere : waiting || consumedHere;
+        });
+        if (!fresh[0]) {
+            return;
+        }
+        toWrite.add(f);
         if (queued.incrementAndGet() > MAX_QUEUED) {
             drain();
         }
@@ -126,16 +139,12 @@ final class FederationDedupe {
             int n;
             do {
                 n = 0;
-                String key;
-                while (n < batchHigh.length && (key = toWrite.poll()) != null) {
+                BoundedIdSet.Fingerprint f;
+                while (n < batchHigh.length && (f = toWrite.poll()) != null) {
                     queued.decrementAndGet();
-                    Boolean consumedMeanwhile = unwritten.remove(key);
-                    boolean mark = key.endsWith(CONSUMED_SUFFIX);
-                    String id = mark ? key.substring(0, key.length() - CONSUMED_SUFFIX.length()) : key;
-                    BoundedIdSet.Fingerprint f = BoundedIdSet.fingerprint(id);
                     batchHigh[n] = f.high();
                     batchLow[n] = f.low();
-                    batchConsumed[n] = mark || Boolean.TRUE.equals(consumedMeanwhile);
+                    batchConsumed[n] = Boolean.TRUE.equals(unwritten.remove(f));
                     n++;
                 }
                 try {
@@ -173,13 +182,12 @@ final class FederationDedupe {
      * so that a copy replayed to this broker after a restart is still recognised.
      */
     void consumedLocally(BrokerMessage m) {
-        String id = m.federationId;
-        boolean persistentMessage = m.persistent;
+        BoundedIdSet.Fingerprint f = m.fingerprint();
         synchronized (this) {
-            consumed.add(m.fingerprint());
+            consumed.add(f);
         }
-        if (persistentMessage && writer != null && unwritten.replace(id, Boolean.TRUE) == null) {
-            enqueue(id + CONSUMED_SUFFIX); // its accepted id was written already: the mark is a write of its own
+        if (m.persistent && writer != null) {
+            enqueue(f, true); // one write with the accepted id if that still waits, else a write of its own
         }
     }
 
