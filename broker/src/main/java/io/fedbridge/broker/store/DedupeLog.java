@@ -1,8 +1,6 @@
 package io.fedbridge.broker.store;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,7 +11,6 @@ import java.util.Map;
 import org.mapdb.BTreeMap;
 import org.mapdb.DB;
 import org.mapdb.DBException;
-import org.mapdb.DBMaker;
 import org.mapdb.Serializer;
 
 /**
@@ -89,23 +86,7 @@ public final class DedupeLog implements AutoCloseable {
             throw new IllegalArgumentException("ttl must be positive, but was " + ttl);
         }
         Path f = file.toAbsolutePath().normalize();
-        try {
-            if (f.getParent() != null) {
-                Files.createDirectories(f.getParent());
-            }
-        } catch (IOException e) {
-            throw new StoreException("cannot create the directory of dedupe log " + f + ": " + e.getMessage(), e);
-        }
-        DB db;
-        try {
-            db = DBMaker.fileDB(f.toFile()).transactionEnable().fileMmapEnableIfSupported().cleanerHackEnable().make();
-        } catch (DBException.FileLocked e) {
-            throw new StoreException("dedupe log " + f + " is in use by another process", e);
-        } catch (DBException.WrongFormat e) {
-            throw new StoreException("dedupe log " + f + " is not a MapDB file (" + e.getMessage() + ")", e);
-        } catch (DBException | java.io.IOError e) {
-            throw new StoreException("cannot open dedupe log " + f + ": " + e.getMessage(), e);
-        }
+        DB db = MapDbFiles.open(f, "dedupe log");
         try {
             BTreeMap<Long, byte[]> batches = db.treeMap(MAP_NAME, Serializer.LONG, Serializer.BYTE_ARRAY).createOrOpen();
             db.commit();

@@ -1,7 +1,5 @@
 package io.fedbridge.broker.store;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -11,7 +9,6 @@ import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.mapdb.DB;
 import org.mapdb.DBException;
-import org.mapdb.DBMaker;
 import org.mapdb.HTreeMap;
 import org.mapdb.Serializer;
 
@@ -84,27 +81,7 @@ public final class DedupeWindow implements AutoCloseable {
      */
     public static DedupeWindow open(DedupeWindowConfig config) {
         Path file = config.file().toAbsolutePath().normalize();
-        try {
-            if (file.getParent() != null) {
-                Files.createDirectories(file.getParent());
-            }
-        } catch (IOException e) {
-            throw new StoreException("cannot create the directory of dedupe window " + file + ": " + e.getMessage(), e);
-        }
-        DB db;
-        try {
-            db = DBMaker.fileDB(file.toFile())
-                    .transactionEnable()
-                    .fileMmapEnableIfSupported()
-                    .cleanerHackEnable()
-                    .make();
-        } catch (DBException.FileLocked e) {
-            throw new StoreException("dedupe window " + file + " is in use by another process or window", e);
-        } catch (DBException.WrongFormat e) {
-            throw new StoreException("dedupe window " + file + " is not a MapDB file (" + e.getMessage() + ")", e);
-        } catch (DBException | java.io.IOError e) {
-            throw new StoreException("cannot open dedupe window " + file + ": " + e.getMessage(), e);
-        }
+        DB db = MapDbFiles.open(file, "dedupe window");
         try {
             // one segment (concurrency 1): MapDB evicts for size per segment, so only then is the bound exact and
             // the oldest id the one forgotten; firstSeen is serialised by the commit anyway
