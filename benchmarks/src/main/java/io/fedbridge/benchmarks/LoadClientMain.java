@@ -58,7 +58,10 @@ import org.HdrHistogram.Histogram;
  */
 public final class LoadClientMain {
 
-    /** Diagnostics: where to write per-message latency traces (us since the run's start, latency us), or null. */
+    /**
+     * Diagnostics: where to write per-message latency traces (a first line {@code # start-epoch-us N}, then per
+     * message: us since the run's start, latency us), or null.
+     */
     private static final String TRACE = System.getProperty("fedbridge.bench.trace");
 
     private static final int HEADER_BYTES = 13;
@@ -454,6 +457,8 @@ public final class LoadClientMain {
                 synchronized (histogram) {
                     try (java.io.PrintWriter w = new java.io.PrintWriter(java.nio.file.Files.newBufferedWriter(
                             java.nio.file.Path.of(TRACE + "-run" + number + ".txt")))) {
+                        long startEpochMicros = System.currentTimeMillis() * 1000 - (System.nanoTime() - start) / 1000;
+                        w.println("# start-epoch-us " + startEpochMicros);
                         for (int i = 0; i < traced; i++) {
                             w.println((trace[2 * i] - start) / 1000 + " " + trace[2 * i + 1] / 1000);
                         }
