@@ -104,13 +104,23 @@ public final class StompConnection implements AutoCloseable {
 
     /** Connects without blocking; the future completes once CONNECTED arrives. */
     public static CompletableFuture<StompConnection> connectAsync(ClientConfig config, ConnectionListener listener) {
+        return connectAsync(config, listener, null);
+    }
+
+    /**
+     * Connects without blocking, on {@code eventLoops}: a group from {@code Transports.newEventLoopGroup} (an
+     * embedding broker's own), or one loop of it to keep several connections that pass frames to each other on one
+     * thread, as a bridge does with its two. Null means the shared group.
+     */
+    public static CompletableFuture<StompConnection> connectAsync(ClientConfig config, ConnectionListener listener,
+                                                                  io.netty.channel.EventLoopGroup eventLoops) {
         StompConnection c = new StompConnection(config, listener);
-        c.start();
+        c.start(eventLoops);
         return c.connected;
     }
 
-    private void start() {
-        Transports.connect(config.uri(), null, config.connectTimeout(), new ChannelInitializer<>() {
+    private void start(io.netty.channel.EventLoopGroup eventLoops) {
+        Transports.connect(config.uri(), eventLoops, config.connectTimeout(), new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 if (config.tls() != null) {

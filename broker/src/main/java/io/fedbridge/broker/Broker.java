@@ -73,8 +73,9 @@ public final class Broker implements AutoCloseable {
         this.guard = config.security().isOpen() ? SecurityGuard.open() : new SecurityGuard(config.security(), config.name());
         this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"),
                 NioIoHandler.newFactory());
-        this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
-                new DefaultThreadFactory("fedbridge-" + config.name() + "-io"), NioIoHandler.newFactory());
+        // Sockets and vm:// connections on the same loops: the broker's bridges run here too (addNetworkConnector).
+        this.workers = io.fedbridge.core.internal.Transports.newEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+                new DefaultThreadFactory("fedbridge-" + config.name() + "-io"));
         try {
             LoadedWindow window = openDedupeWindow(config);
             this.core = new BrokerCore(config, id, store, Clock.systemUTC(), window.window(), window.ids(), workers);
@@ -317,7 +318,7 @@ public final class Broker implements AutoCloseable {
      */
     public NetworkConnector addNetworkConnector(String discoveryUri) {
         NetworkConnector nc = NetworkConnector.start(discoveryUri,
-                NetworkConnector.Local.of(vmUri(), core.brokerId(), config.name(), connectUris));
+                NetworkConnector.Local.of(vmUri(), core.brokerId(), config.name(), connectUris, workers));
         networkConnectors.add(nc);
         return nc;
     }

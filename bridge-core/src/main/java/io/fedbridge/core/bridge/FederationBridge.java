@@ -72,10 +72,12 @@ public final class FederationBridge implements AutoCloseable {
     private volatile String localId;
     private volatile String remoteId;
     private volatile ScheduledFuture<?> stallCheck;
+    private final io.netty.channel.EventLoopGroup eventLoops;
 
-    private FederationBridge(BridgeConfig config, BridgeListener listener) {
+    private FederationBridge(BridgeConfig config, BridgeListener listener, io.netty.channel.EventLoopGroup eventLoops) {
         this.config = config;
         this.listener = listener == null ? new BridgeListener() { } : listener;
+        this.eventLoops = eventLoops == null ? io.fedbridge.core.internal.Transports.ioGroup() : eventLoops;
     }
 
     /** Starts a bridge; connecting happens in the background (see {@link #awaitUp(Duration)}). */
@@ -84,7 +86,16 @@ public final class FederationBridge implements AutoCloseable {
     }
 
     public static FederationBridge start(BridgeConfig config, BridgeListener listener) {
-        FederationBridge b = new FederationBridge(config, listener);
+        return start(config, listener, null);
+    }
+
+    /**
+     * Starts a bridge whose two connections run on one loop of {@code eventLoops} (a group from
+     * {@code Transports.newEventLoopGroup}; a broker passes its own, null means the shared group). A forward and its
+     * receipt then never wait for another thread to wake up.
+     */
+    public static FederationBridge start(BridgeConfig config, BridgeListener listener, io.netty.channel.EventLoopGroup eventLoops) {
+        FederationBridge b = new FederationBridge(config, listener, eventLoops);
         b.connect();
         return b;
     }
@@ -111,8 +122,9 @@ public final class FederationBridge implements AutoCloseable {
                 fail(cause != null ? cause : new StompException("connection " + connection.config().uri() + " closed"));
             }
         };
-        CompletableFuture<StompConnection> l = StompConnection.connectAsync(clientConfig(config.localUri()), onClose);
-        CompletableFuture<StompConnection> r = StompConnection.connectAsync(clientConfig(config.remoteUri()), onClose);
+        io.netty.channel.EventLoop loop = eventLoops.next();
+        CompletableFuture<StompConnection> l = StompConnection.connectAsync(clientConfig(config.localUri()), onClose, loop);
+        CompletableFuture<StompConnection> r = StompConnection.connectAsync(clientConfig(config.remoteUri()), onClose, loop);
         l.thenCombine(r, (lc, rc) -> {
             local = lc;
             remote = rc;

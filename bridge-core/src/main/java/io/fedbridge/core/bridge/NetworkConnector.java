@@ -42,9 +42,21 @@ public final class NetworkConnector implements AutoCloseable {
      * @param brokerName    its name
      * @param advertiseUris how peers reach it (announced by multicast discovery)
      */
-    public record Local(String localUri, String brokerId, String brokerName, List<String> advertiseUris) {
+    /**
+     * The broker a connector's bridges start from.
+     *
+     * @param eventLoops where the bridges' connections run (a group from {@code Transports.newEventLoopGroup}: the
+     *                   broker's own, so a forward stays on the broker's threads), or null for the shared group
+     */
+    public record Local(String localUri, String brokerId, String brokerName, List<String> advertiseUris,
+                        io.netty.channel.EventLoopGroup eventLoops) {
         public static Local of(String localUri, String brokerId, String brokerName, List<String> advertiseUris) {
-            return new Local(localUri, brokerId, brokerName, List.copyOf(advertiseUris));
+            return of(localUri, brokerId, brokerName, advertiseUris, null);
+        }
+
+        public static Local of(String localUri, String brokerId, String brokerName, List<String> advertiseUris,
+                               io.netty.channel.EventLoopGroup eventLoops) {
+            return new Local(localUri, brokerId, brokerName, List.copyOf(advertiseUris), eventLoops);
         }
     }
 
@@ -52,12 +64,15 @@ public final class NetworkConnector implements AutoCloseable {
     private final BridgeConfig template;
     private final DiscoveryAgent agent;
     private final ScheduledExecutorService scheduler;
+    private final io.netty.channel.EventLoopGroup eventLoops;
     private final Map<String, FederationBridge> bridges = new ConcurrentHashMap<>();
     /** The last stats of each peer's bridge once it went down, shown until a new bridge to that peer is up. */
     private final Map<String, BridgeStats> lastDown = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    private NetworkConnector(CompositeUri uri, BridgeConfig template, DiscoveryAgent agent, ScheduledExecutorService scheduler) {
+    private NetworkConnector(CompositeUri uri, BridgeConfig template, DiscoveryAgent agent, ScheduledExecutorService scheduler,
+                             io.netty.channel.EventLoopGroup eventLoops) {
+        this.eventLoops = eventLoops;
         this.uri = uri;
         this.template = template;
         this.agent = agent;
@@ -110,7 +125,7 @@ public final class NetworkConnector implements AutoCloseable {
             scheduler.shutdownNow();
             throw e;
         }
-        NetworkConnector nc = new NetworkConnector(uri, template, agent, scheduler);
+        NetworkConnector nc = new NetworkConnector(uri, template, agent, scheduler, local.eventLoops());
         try {
             agent.start(nc.new Listener());
         } catch (RuntimeException e) {
@@ -162,7 +177,7 @@ public final class NetworkConnector implements AutoCloseable {
                         agent.peerFailed(peer, cause);
                     }
                 }
-            });
+            }, eventLoops);
             bridges.put(peer.uri(), b);
         }
 

@@ -12,9 +12,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
-import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -35,19 +33,20 @@ public final class Transports {
 
     private static final java.util.concurrent.atomic.AtomicLong CLIENTS = new java.util.concurrent.atomic.AtomicLong();
     private static volatile EventLoopGroup ioGroup;
-    private static volatile EventLoopGroup localGroup;
 
     private Transports() {
     }
 
-    /** The shared, daemon-threaded NIO group used when the caller brings none. */
+    /**
+     * The shared, daemon-threaded group used when the caller brings none. Its loops run sockets and {@code vm://}
+     * channels alike (see {@link #newEventLoopGroup}).
+     */
     public static EventLoopGroup ioGroup() {
         EventLoopGroup g = ioGroup;
         if (g == null) {
             synchronized (Transports.class) {
                 if (ioGroup == null) {
-                    ioGroup = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("fedbridge-io", true),
-                            NioIoHandler.newFactory());
+                    ioGroup = newEventLoopGroup(0, new DefaultThreadFactory("fedbridge-io", true));
                 }
                 g = ioGroup;
             }
@@ -55,19 +54,13 @@ public final class Transports {
         return g;
     }
 
-    /** The shared group for {@code vm://} channels. */
-    public static EventLoopGroup localGroup() {
-        EventLoopGroup g = localGroup;
-        if (g == null) {
-            synchronized (Transports.class) {
-                if (localGroup == null) {
-                    localGroup = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("fedbridge-vm", true),
-                            LocalIoHandler.newFactory());
-                }
-                g = localGroup;
-            }
-        }
-        return g;
+    /**
+     * A group whose loops run both NIO sockets and {@code vm://} channels, so connections that pass frames to each
+     * other (a bridge's two ends, a broker and its in-JVM clients) can share one thread. {@code threads} 0 means
+     * Netty's default (twice the cores).
+     */
+    public static EventLoopGroup newEventLoopGroup(int threads, java.util.concurrent.ThreadFactory threadFactory) {
+        return new MultiThreadIoEventLoopGroup(threads, threadFactory, NioAndLocalIoHandler.newFactory());
     }
 
     public static boolean isLocal(CompositeUri uri) {
@@ -102,14 +95,18 @@ public final class Transports {
         return new InetSocketAddress(uri.host(), uri.port());
     }
 
-    /** Binds a listener; the returned channel's local address tells the bound port. */
+    /**
+     * Binds a listener; the returned channel's local address tells the bound port. For {@code vm://}, {@code workers}
+     * (null: the shared group) must be from {@link #newEventLoopGroup}.
+     */
     public static ChannelFuture bind(CompositeUri uri, EventLoopGroup boss, EventLoopGroup workers,
                                      ChannelInitializer<Channel> initializer) {
         checkScheme(uri);
         ServerBootstrap b = new ServerBootstrap();
         if (isLocal(uri)) {
-            EventLoopGroup local = localGroup();
-            b.group(local, new PeerLoopGroup(local)).channel(LocalServerChannel.class);
+            // The broker's end of each connection runs on the client's loop (PeerLoopGroup), else on workers.
+            EventLoopGroup children = workers == null ? ioGroup() : workers;
+            b.group(children, new PeerLoopGroup(children)).channel(LocalServerChannel.class);
         } else {
             b.group(boss, workers).channel(NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, 1024)
@@ -122,14 +119,18 @@ public final class Transports {
         return b.bind(address(uri));
     }
 
-    /** Opens a client connection. */
+    /**
+     * Opens a client connection on {@code group} (null: the shared group; for {@code vm://} it must be from
+     * {@link #newEventLoopGroup}). A single loop as the group keeps connections that pass frames to each other on
+     * one thread.
+     */
     public static ChannelFuture connect(CompositeUri uri, EventLoopGroup group, Duration connectTimeout,
                                         ChannelInitializer<Channel> initializer) {
         checkScheme(uri);
         Bootstrap b = new Bootstrap();
         LocalAddress from = null;
         if (isLocal(uri)) {
-            b.group(localGroup()).channel(LocalChannel.class);
+            b.group(group == null ? ioGroup() : group).channel(LocalChannel.class);
             from = new LocalAddress("fedbridge-vm-client-" + CLIENTS.incrementAndGet());
         } else {
             b.group(group == null ? ioGroup() : group).channel(NioSocketChannel.class)

@@ -1,0 +1,105 @@
+package io.fedbridge.core.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalServerChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** One event loop runs a vm:// connection and a socket side by side, as a bridge inside a broker does. */
+class NioAndLocalIoHandlerTest {
+
+    private final EventLoopGroup group = Transports.newEventLoopGroup(1, new DefaultThreadFactory("hybrid-test", true));
+
+    @AfterEach
+    void shutdown() {
+        group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** Echoes what it reads. */
+    private static final class Echo extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
+    }
+
+    /** Completes with the first message's text and the thread that read it. */
+    private static final class FirstReply extends ChannelInboundHandlerAdapter {
+        final CompletableFuture<String> text = new CompletableFuture<>();
+        volatile Thread thread;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            try {
+                thread = Thread.currentThread();
+                text.complete(b.toString(UTF_8));
+            } finally {
+                b.release();
+            }
+        }
+    }
+
+    @Test
+    void shouldRunALocalChannelAndASocketOnTheSameThread() throws Exception {
+        EventLoop loop = group.next();
+        Channel localServer = new ServerBootstrap().group(loop).channel(LocalServerChannel.class).childHandler(new Echo())
+                .bind(new LocalAddress("hybrid-test")).sync().channel();
+        Channel tcpServer = new ServerBootstrap().group(loop).channel(NioServerSocketChannel.class).childHandler(new Echo())
+                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        try {
+            FirstReply viaLocal = new FirstReply();
+            FirstReply viaTcp = new FirstReply();
+            Channel local = new Bootstrap().group(loop).channel(LocalChannel.class).handler(viaLocal)
+                    .connect(localServer.localAddress()).sync().channel();
+            Channel tcp = new Bootstrap().group(loop).channel(NioSocketChannel.class).handler(viaTcp)
+                    .connect(tcpServer.localAddress()).sync().channel();
+            local.writeAndFlush(Unpooled.copiedBuffer("over vm", UTF_8));
+            tcp.writeAndFlush(Unpooled.copiedBuffer("over tcp", UTF_8));
+
+            assertThat(viaLocal.text.get(10, TimeUnit.SECONDS)).isEqualTo("over vm");
+            assertThat(viaTcp.text.get(10, TimeUnit.SECONDS)).isEqualTo("over tcp");
+            assertThat(viaLocal.thread).isSameAs(viaTcp.thread);
+
+            local.close().sync();
+            assertThat(local.isRegistered()).isFalse();
+            tcp.close().sync();
+        } finally {
+            localServer.close().sync();
+            tcpServer.close().sync();
+        }
+    }
+
+    @Test
+    void shouldCloseOpenLocalChannelsWhenTheGroupShutsDown() throws Exception {
+        Channel server = new ServerBootstrap().group(group).channel(LocalServerChannel.class).childHandler(new Echo())
+                .bind(new LocalAddress("hybrid-test-shutdown")).sync().channel();
+        Channel client = new Bootstrap().group(group).channel(LocalChannel.class).handler(new FirstReply())
+                .connect(server.localAddress()).sync().channel();
+        assertThat(client.isActive()).isTrue();
+
+        group.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+
+        assertThat(client.closeFuture().await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(server.closeFuture().await(10, TimeUnit.SECONDS)).isTrue();
+    }
+}
