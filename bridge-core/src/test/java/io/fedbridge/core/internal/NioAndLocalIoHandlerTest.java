@@ -2,6 +2,7 @@ package io.fedbridge.core.internal;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -19,6 +20,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -81,7 +83,7 @@ class NioAndLocalIoHandlerTest {
             assertThat(viaLocal.thread).isSameAs(viaTcp.thread);
 
             local.close().sync();
-            assertThat(local.isRegistered()).isFalse();
+            await("the closed local channel leaves the loop").atMost(Duration.ofSeconds(10)).until(() -> !local.isRegistered());
             tcp.close().sync();
         } finally {
             localServer.close().sync();
