@@ -34,6 +34,35 @@ public interface MessageStore extends AutoCloseable {
         remove(key, sequence);
     }
 
+    /**
+     * {@link #remove}, saying whether a local consumer took the message ({@code consumedHere}) rather than a bridge,
+     * which handed it on. A store that keeps a history (see {@link #recoverHistory}) records it.
+     */
+    default CompletableFuture<Void> remove(String key, long sequence, boolean consumedHere) {
+        return remove(key, sequence);
+    }
+
+    /** {@link #removeEventually}, saying whether a local consumer took the message. */
+    default void removeEventually(String key, long sequence, boolean consumedHere) {
+        removeEventually(key, sequence);
+    }
+
+    /**
+     * Hands {@code sink} the federation id of every removed message whose record the store still holds at start-up,
+     * with whether a local consumer took it, in order of removal: the broker's dedupe learns from it what its own log
+     * lost in a crash. Called once, at start-up, after {@link #recover}. Stores without such records give nothing.
+     */
+    default void recoverHistory(BiConsumer<String, Boolean> sink) {
+    }
+
+    /**
+     * {@code guard} runs, on the store's own thread, before the store discards records that
+     * {@link #recoverHistory} would report: whatever must outlive them (the dedupe log) is made durable first. If
+     * it throws, the store keeps the records and tries again later.
+     */
+    default void beforeDiscardingHistory(Runnable guard) {
+    }
+
     /** Records a new redelivery count for a stored message (best effort: may be batched with later writes). */
     void updateRedeliveryCount(String key, long sequence, int redeliveryCount);
 

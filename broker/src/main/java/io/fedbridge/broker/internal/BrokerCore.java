@@ -115,6 +115,15 @@ public final class BrokerCore {
             q.enqueue(new QueueEntry(m, key, stored.redeliveryCount()));
             count[0]++;
         });
+        long[] removed = {0};
+        store.recoverHistory((fedId, consumedHere) -> {
+            dedupe.recoveredRemoved(fedId, consumedHere);
+            removed[0]++;
+        });
+        store.beforeDiscardingHistory(dedupe::makeDurable);
+        if (removed[0] > 0) {
+            LOG.info("broker {}: learned {} federation ids of removed messages from the journal", config.name(), removed[0]);
+        }
         if (count[0] > 0 || !durables.isEmpty()) {
             LOG.info("broker {}: recovered {} persistent messages and {} durable subscriptions", config.name(), count[0], durables.size());
         }
@@ -387,10 +396,10 @@ public final class BrokerCore {
         memory.release(e.message.size);
         if (e.storeKey != null && e.message.persistent && store.isPersistent()) {
             if (!awaited) {
-                store.removeEventually(e.storeKey, e.message.sequence);
+                store.removeEventually(e.storeKey, e.message.sequence, e.consumedHere);
                 return null;
             }
-            return store.remove(e.storeKey, e.message.sequence);
+            return store.remove(e.storeKey, e.message.sequence, e.consumedHere);
         }
         return null;
     }

@@ -8,20 +8,26 @@ import java.util.Map;
 /**
  * Drops a SEND whose federation id this broker already accepted, so a bridge's or a client's resend after a
  * failure never reaches a consumer twice. Deciding is in memory only: recent ids live in a {@link BoundedIdSet}, which at
- * start-up is filled from the persisted {@link DedupeLog} (with a data directory) and from the ids of messages
- * recovered from the journal. Fingerprints of accepted persistent messages are written to the log by a background
- * thread (one batch every 20 ms, committed every 100 ms), so the I/O thread never waits for MapDB.
+ * start-up is filled from the persisted {@link DedupeLog} (with a data directory) and from the journal: the ids of the
+ * messages it recovers, and of those removed whose records are still in it (see {@link io.fedbridge.broker.MessageStore#recoverHistory}).
+ * Fingerprints of accepted persistent messages are written to the log by a background thread (one batch every 20 ms,
+ * committed every second), so the I/O thread never waits for MapDB. A crash loses the log's last second, but nothing
+ * the journal acknowledged: the journal deletes no segment before {@link #makeDurable} has committed the log.
  */
 final class FederationDedupe {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FederationDedupe.class);
     /**
      * How long an accepted id waits before it is written: most messages are consumed within it, and then one write
-     * stands for accepted and consumed. The log commits every 100 ms anyway, so this widens what a crash forgets
-     * from at most 100 ms to at most 120 ms of ids.
+     * stands for accepted and consumed.
      */
     private static final long WRITE_DELAY_MILLIS = 20;
-    private static final long COMMIT_EVERY_MILLIS = 100;
+    /**
+     * Each MapDB commit creates, syncs and deletes a write-ahead file, and the file system's journal commit that
+     * follows held up the message journal's own syncs for 1-3 ms: every 100 ms that was the persistent forward's
+     * tail latency. What a crash loses of the log is in the message journal (see the class comment).
+     */
+    private static final long COMMIT_EVERY_MILLIS = 1000;
     /** Beyond this many queued ids the caller writes them itself: back-pressure, never an unbounded queue. */
     private static final int MAX_QUEUED = 65_536;
 
@@ -135,6 +141,11 @@ final class FederationDedupe {
      * Its own lock, never this object's: the I/O threads' claims must not wait for MapDB.
      */
     private void drain() {
+        drain(false);
+    }
+
+    /** @param strict throw a failure to write instead of logging it (for {@link #makeDurable}) */
+    private void drain(boolean strict) {
         synchronized (batchHigh) {
             int n;
             do {
@@ -150,7 +161,10 @@ final class FederationDedupe {
                 try {
                     persistent.append(batchHigh, batchLow, batchConsumed, n);
                 } catch (RuntimeException e) {
-                    // closing, or a failing disk: the ids stay in memory; after a restart a resend of them gets through
+                    if (strict) {
+                        throw e;
+                    }
+                    // closing, or a failing disk: the ids stay in memory, and in the journal until makeDurable succeeds
                     LOG.debug("could not write {} federation ids to {}: {}", n, persistent.file(), e.toString());
                 }
             } while (n == batchHigh.length);
@@ -159,9 +173,27 @@ final class FederationDedupe {
 
     private void commit() {
         try {
-            persistent.commit();
+            synchronized (batchHigh) {
+                persistent.commit();
+            }
         } catch (RuntimeException e) {
             LOG.debug("could not commit {}: {}", persistent.file(), e.toString());
+        }
+    }
+
+    /**
+     * Writes and commits every id accepted or consumed so far: the journal calls it (on its own thread) before it
+     * deletes segments, whose records were what a crash's lost ids are learned from again.
+     *
+     * @throws RuntimeException if the log cannot be written: the journal then keeps its segments
+     */
+    void makeDurable() {
+        if (persistent == null) {
+            return;
+        }
+        synchronized (batchHigh) {
+            drain(true);
+            persistent.commit();
         }
     }
 
@@ -209,6 +241,15 @@ final class FederationDedupe {
     /** Learned from a message recovered from the journal. */
     synchronized void recovered(String id) {
         recent.add(id);
+    }
+
+    /** Learned from the journal's record of a removed message: accepted here, and maybe taken by a local consumer. */
+    synchronized void recoveredRemoved(String id, boolean consumedHere) {
+        BoundedIdSet.Fingerprint f = BoundedIdSet.fingerprint(id);
+        recent.add(f);
+        if (consumedHere) {
+            consumed.add(f);
+        }
     }
 
     synchronized long duplicates() {

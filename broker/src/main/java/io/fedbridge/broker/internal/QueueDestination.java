@@ -349,6 +349,7 @@ final class QueueDestination {
     /** A local consumer of this queue took {@code e} for good: any other copy of it is a duplicate from now on. */
     private void consumed(ServerConsumer c, QueueEntry e) {
         if (!c.network && sharedQueue && e.message.federationId != null) {
+            e.consumedHere = true;
             core.dedupe.consumedLocally(e.message);
         }
     }

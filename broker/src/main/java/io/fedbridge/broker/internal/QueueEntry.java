@@ -15,6 +15,8 @@ final class QueueEntry {
      * settles it; null when not in doubt.
      */
     String inDoubtWith;
+    /** A local consumer (not a bridge) took it: its removal from the store says so (see MessageStore#recoverHistory). */
+    boolean consumedHere;
     long inDoubtUntil;
     /**
      * The store write of this persistent entry while it is under way, else null. Meanwhile only a bridge may take it

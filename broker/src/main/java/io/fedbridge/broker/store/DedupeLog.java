@@ -34,8 +34,8 @@ import org.mapdb.Serializer;
  *
  * <p>Bounds: at most {@code capacity} fingerprints plus one batch are kept (whole batches are dropped, oldest first);
  * batches older than {@code ttl} are skipped at load and dropped on the next append. Durability is the caller's
- * {@link #commit()} cadence: the records of the last interval are lost in a crash of the machine (a killed process
- * loses nothing written, as MapDB's write-ahead log is in the page cache).
+ * {@link #commit()} cadence: what was appended since the last commit is lost in a crash, of the process too (MapDB
+ * replays only committed transactions). The broker learns those ids again from its message journal.
  *
  * <p>Thread-safe (every method is synchronized; one writer thread is the expected use).
  */

@@ -115,8 +115,35 @@ public final class JournalMessageStore implements MessageStore {
      */
     @Override
     public void removeEventually(String key, long sequence) {
+        removeEventually(key, sequence, false);
+    }
+
+    @Override
+    public CompletableFuture<Void> remove(String key, long sequence, boolean consumedHere) {
         requireNonNull(key, "key");
-        journal.submitBestEffort(new JournalRecord.Remove(key, sequence));
+        return journal.submit(new JournalRecord.Remove(key, sequence, consumedHere));
+    }
+
+    @Override
+    public void removeEventually(String key, long sequence, boolean consumedHere) {
+        requireNonNull(key, "key");
+        journal.submitBestEffort(new JournalRecord.Remove(key, sequence, consumedHere));
+    }
+
+    /**
+     * The removed messages whose ADD and REMOVE records are in the segments found at start-up. A segment is deleted
+     * only after the guard of {@link #beforeDiscardingHistory} ran.
+     */
+    @Override
+    public void recoverHistory(BiConsumer<String, Boolean> sink) {
+        for (JournalIndex.Removed r : journal.takeHistory()) {
+            sink.accept(r.federationId(), r.consumedHere());
+        }
+    }
+
+    @Override
+    public void beforeDiscardingHistory(Runnable guard) {
+        journal.beforeDeletingHistory(guard);
     }
 
     /** Written with the next batch and forced within {@link StoreConfig#asyncFlushInterval()}; nobody waits for it. */

@@ -235,6 +235,56 @@ class BrokerCrashIT extends BrokerTestSupport {
         }
     }
 
+    /**
+     * A bridge resends every forward whose receipt it did not see, and a broker that restarts after kill -9 must
+     * still recognise each federation id it had accepted, though its dedupe log commits only every second. The ids of
+     * messages already consumed, and whether a local consumer took them, come back from the journal's records.
+     */
+    @Test
+    void shouldRecogniseFederationIdsOfConsumedMessagesAfterKill9() throws Exception {
+        Path data = tmp.resolve("data");
+        String q = QUEUES.get(0);
+        int n = 40;
+        SubscriptionRequest request = SubscriptionRequest.builder(q).ackMode(AckMode.CLIENT_INDIVIDUAL).build();
+        try (ChildBroker broker = ChildBroker.start(data, tmp.resolve("broker-1.log"))) {
+            StompConnection c = connect(client(broker));
+            var subscription = c.subscribeAndWait(request, null, WAIT);
+            for (int i = 1; i <= n; i++) {
+                c.sendForReceipt(forwarded(q, i, false)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                ReceivedMessage m = subscription.receive(WAIT);
+                assertThat(m).as("delivery of %s", i).isNotNull();
+                ack(c, m).get(WAIT.toMillis(), TimeUnit.MILLISECONDS); // the removal is durable: consumed here
+            }
+            broker.kill(); // well within the dedupe log's commit interval for the last ids
+        }
+        try (ChildBroker broker = ChildBroker.start(data, tmp.resolve("broker-2.log"))) {
+            StompConnection c = connect(client(broker));
+            var subscription = c.subscribeAndWait(request, null, WAIT);
+            for (int i = 1; i <= n; i++) {
+                // the resend of an unreceipted forward, and a replay of a copy another broker held
+                c.sendForReceipt(forwarded(q, i, false)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                c.sendForReceipt(forwarded(q, i, true)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            c.send(Message.builder(q).persistent(true).header(FENCE, "after").body(BODY).build())
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            ReceivedMessage first = subscription.receive(WAIT);
+            assertThat(first).as("a delivery after the resends").isNotNull();
+            assertThat(first.header(SEQ)).as("a resent or replayed copy of message %s, consumed before the kill -9,"
+                    + " delivered again", first.header(SEQ)).isNull();
+            assertThat(first.header(FENCE)).isEqualTo("after");
+        }
+    }
+
+    /** A persistent SEND as a bridge forwards it: with a federation id, and a replay count if {@code replay}. */
+    private static StompFrame forwarded(String queue, long seq, boolean replay) {
+        StompHeaders h = StompHeaders.of(StompHeaders.DESTINATION, queue, StompHeaders.PERSISTENT, "true",
+                io.fedbridge.core.FederationHeaders.FEDERATION_ID, "origin-broker:" + seq, SEQ, Long.toString(seq));
+        if (replay) {
+            h.set(io.fedbridge.core.FederationHeaders.REPLAYS, "1");
+        }
+        return new StompFrame(StompCommand.SEND, h, BODY);
+    }
+
     private static Map<String, Ledger> ledgers() {
         Map<String, Ledger> m = new LinkedHashMap<>();
         QUEUES.forEach(q -> m.put(q, new Ledger()));

@@ -340,6 +340,75 @@ class JournalMessageStoreTest {
         }
     }
 
+    // ------------------------------------------------------------------ history of removed messages
+
+    private static StoredMessage federated(long sequence, String destination) {
+        StoredMessage m = message(sequence, destination);
+        Map<String, String> h = new java.util.LinkedHashMap<>(m.headers());
+        h.put(io.fedbridge.core.FederationHeaders.FEDERATION_ID, "origin:" + sequence);
+        return new StoredMessage(m.sequence(), m.messageId(), m.destination(), h, m.body(), 0);
+    }
+
+    private static List<String> history(JournalMessageStore store) {
+        List<String> h = new ArrayList<>();
+        store.recoverHistory((id, consumedHere) -> h.add(id + (consumedHere ? " consumed" : " handed on")));
+        return h;
+    }
+
+    @Test
+    void shouldReportTheFederationIdsOfRemovedMessagesAndWhoTookThemAfterReopen() {
+        try (JournalMessageStore store = JournalMessageStore.open(StoreConfig.ofDefaults(dir))) {
+            for (long s = 1; s <= 4; s++) {
+                store.add("/queue/a", federated(s, "/queue/a")).join();
+            }
+            store.add("/queue/a", message(5, "/queue/a")).join(); // no federation id
+            store.remove("/queue/a", 3, true).join();
+            store.remove("/queue/a", 1, false).join();
+            store.removeEventually("/queue/a", 2, true);
+            store.remove("/queue/a", 5, true).join();
+        }
+        try (JournalMessageStore store = JournalMessageStore.open(StoreConfig.ofDefaults(dir))) {
+            assertThat(recoverAll(store)).extracting(r -> r.message().sequence()).containsExactly(4L);
+            assertThat(history(store)).containsExactly("origin:3 consumed", "origin:1 handed on", "origin:2 consumed");
+            assertThat(history(store)).as("a second call").isEmpty();
+        }
+    }
+
+    @Test
+    void shouldDeleteNoSegmentBeforeTheHistoryGuardRanAndKeepThemWhileItFails() {
+        AtomicBoolean failing = new AtomicBoolean(true);
+        List<Integer> segmentsWhenGuarded = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (JournalMessageStore store = JournalMessageStore.open(small())) {
+            store.beforeDiscardingHistory(() -> {
+                segmentsWhenGuarded.add(store.segmentFiles().size());
+                if (failing.get()) {
+                    throw new IllegalStateException("dedupe log not writable");
+                }
+            });
+            for (long s = 1; s <= 600; s++) {
+                store.add("/queue/a", federated(s, "/queue/a")).join();
+            }
+            int before = store.segmentFiles().size();
+            assertThat(before).isGreaterThan(4);
+            removeAll(store, "/queue/a", 1, 600);
+            await("the guard is asked").atMost(Duration.ofSeconds(10)).until(() -> !segmentsWhenGuarded.isEmpty());
+            store.add("/queue/b", message(601, "/queue/b")).join(); // another batch, another maintenance pass
+            assertThat(store.segmentFiles()).as("segments kept while the guard fails").hasSize(before);
+
+            failing.set(false);
+            store.add("/queue/b", message(602, "/queue/b")).join();
+            await("segments deleted once the guard succeeds").atMost(Duration.ofSeconds(10))
+                    .until(() -> store.segmentFiles().size() == 1);
+            assertThat(segmentsWhenGuarded).as("segment files each time the guard ran").allMatch(n -> n == before);
+        }
+        try (JournalMessageStore store = JournalMessageStore.open(small())) {
+            recoverAll(store);
+            // what the deleted segments held was the guard's to keep; the head segment's records remain
+            assertThat(history(store)).hasSizeLessThan(100).doesNotContain("origin:1 handed on")
+                    .contains("origin:600 handed on");
+        }
+    }
+
     @Test
     void shouldKeepASegmentWhileALaterSegmentCancelsRecordsInIt() {
         try (JournalMessageStore store = JournalMessageStore.open(small())) {

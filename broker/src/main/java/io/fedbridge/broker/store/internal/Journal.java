@@ -80,6 +80,13 @@ public final class Journal {
     private volatile boolean closed;
     private volatile boolean terminated;
     private List<JournalIndex.Recovered> recovered;
+    private List<JournalIndex.Removed> history;
+    private volatile Runnable historyGuard;
+    private static final long GUARD_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** When the guard last failed (never 0 then), or 0. */
+    private long guardFailedAt;
+    /** The guard ran in this maintenance pass (it covers every deletion of the pass). */
+    private boolean historyGuarded;
     private List<DurableSubscriptionInfo> recoveredSubscriptions;
     private long recoveredLastSequence;
 
@@ -128,10 +135,11 @@ public final class Journal {
         Journal journal = null;
         try {
             TreeMap<Long, Path> files = listSegments(dir);
-            JournalIndex index = new JournalIndex(true);
+            JournalIndex index = new JournalIndex();
             journal = new Journal(config, dir, opener, lockChannel, lock, index);
             journal.replay(files);
             journal.recovered = index.drainRecovered();
+            journal.history = index.endReplay();
             journal.recoveredSubscriptions = List.copyOf(index.subscriptions());
             journal.recoveredLastSequence = index.lastSequence();
             LOG.info("Opened journal store {}: {} segment(s), {} message(s) and {} durable subscription(s) recovered,"
@@ -307,6 +315,25 @@ public final class Journal {
         List<JournalIndex.Recovered> r = recovered;
         recovered = null;
         return r;
+    }
+
+    /**
+     * Messages with a federation id that were removed in the files found at start-up, in order of removal; the second
+     * call returns an empty list.
+     */
+    public synchronized List<JournalIndex.Removed> takeHistory() {
+        List<JournalIndex.Removed> h = history;
+        history = List.of();
+        return h;
+    }
+
+    /**
+     * Runs {@code guard} on the writer thread before any segment is deleted (after compaction, too): the records of
+     * removed messages in it are then gone, so whatever must outlive them (the broker's dedupe log) is made durable
+     * first. If it throws, nothing is deleted until a later pass succeeds.
+     */
+    public void beforeDeletingHistory(Runnable guard) {
+        this.historyGuard = guard;
     }
 
     /** Subscriptions live at start-up. */
@@ -687,8 +714,12 @@ public final class Journal {
      */
     private void maintain() throws IOException {
         maintenanceDue = false;
+        historyGuarded = false;
         for (JournalIndex.Segment s : index.segments()) {
             if (s != head && index.isDeletable(s)) {
+                if (!guardHistory()) {
+                    return;
+                }
                 delete(s);
             }
         }
@@ -717,6 +748,38 @@ public final class Journal {
         }
     }
 
+    /**
+     * Runs the history guard once per maintenance pass; false if it failed (or failed less than a second ago): delete
+     * nothing now, and try again in a later pass.
+     */
+    private boolean guardHistory() {
+        Runnable guard = historyGuard;
+        if (guard == null || historyGuarded) {
+            return true;
+        }
+        if (guardFailedAt != 0 && System.nanoTime() - guardFailedAt < GUARD_RETRY_NANOS) {
+            maintenanceDue = true;
+            return false;
+        }
+        try {
+            guard.run();
+            if (guardFailedAt != 0) {
+                LOG.info("Journal {}: the history guard succeeded again; deleting segments as usual", dir);
+            }
+            guardFailedAt = 0;
+            historyGuarded = true;
+            return true;
+        } catch (RuntimeException e) {
+            if (guardFailedAt == 0) {
+                LOG.warn("Journal {}: keeping segments that are due for deletion, because what must outlive their"
+                        + " records could not be made durable ({}); retrying every second", dir, e.toString());
+            }
+            guardFailedAt = System.nanoTime() | 1;
+            maintenanceDue = true;
+            return false;
+        }
+    }
+
     private void delete(JournalIndex.Segment s) throws IOException {
         Files.deleteIfExists(s.path());
         // a later segment's deletion may depend on this one being gone for good
@@ -730,6 +793,9 @@ public final class Journal {
      * deletes it. The rewritten records supersede the old ones, so a crash at any point replays correctly.
      */
     private void compact(JournalIndex.Segment s) throws IOException {
+        if (!guardHistory()) {
+            return;
+        }
         JournalIndex.LiveState live = index.liveState(s.id());
         long moved = 0;
         boolean done = true;

@@ -31,7 +31,9 @@ import java.util.zip.CRC32C;
  *   records, back to back, from offset 64:
  *     0  int   payload length L
  *     4  int   CRC32C of (the 4 length bytes, the type byte, the payload)
- *     8  byte  type: 1 ADD, 2 REMOVE, 3 REDELIVERY, 4 DURABLE_SUB_SAVE, 5 DURABLE_SUB_REMOVE
+ *     8  byte  type: 1 ADD, 2 REMOVE, 3 REDELIVERY, 4 DURABLE_SUB_SAVE, 5 DURABLE_SUB_REMOVE,
+ *                6 REMOVE_CONSUMED_HERE (a REMOVE after a local consumer took the message; readers before 2026-12
+ *                stop at it as at a corrupt record)
  *     9  L bytes payload
  *   end: end of file, or a record header of 9 zero bytes (the rest of a preallocated file is zeros)
  *
@@ -39,6 +41,7 @@ import java.util.zip.CRC32C;
  *   ADD                 long sequence, str key, int redeliveryCount, str messageId, str destination,
  *                       int headerCount, headerCount x (str name, str value), int bodyLength (-1 = null), body
  *   REMOVE              long sequence, str key
+ *   REMOVE_CONSUMED_HERE long sequence, str key
  *   REDELIVERY          long sequence, str key, int redeliveryCount
  *   DURABLE_SUB_SAVE    str key, str clientId, str name, str destination, str selector
  *   DURABLE_SUB_REMOVE  str key
@@ -204,9 +207,10 @@ public final class JournalFormat {
                     byte[] body = getBytes(payload);
                     yield new JournalRecord.Add(key, new StoredMessage(seq, messageId, destination, headers, body, count));
                 }
-                case JournalRecord.Remove.TYPE -> {
+                case JournalRecord.Remove.TYPE, JournalRecord.Remove.TYPE_CONSUMED_HERE -> {
                     long seq = payload.getLong();
-                    yield new JournalRecord.Remove(requireString(payload, "key"), seq);
+                    yield new JournalRecord.Remove(requireString(payload, "key"), seq,
+                            type == JournalRecord.Remove.TYPE_CONSUMED_HERE);
                 }
                 case JournalRecord.Redelivery.TYPE -> {
                     long seq = payload.getLong();

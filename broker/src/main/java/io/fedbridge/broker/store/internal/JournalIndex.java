@@ -79,6 +79,8 @@ public final class JournalIndex {
         int redeliveryCount;
         /** Kept while replaying at start-up only, until handed to {@code recover}. */
         StoredMessage message;
+        /** The message's federation id, kept while replaying only: reported in the history if it was removed. */
+        String federationId;
 
         Entry(String key, long sequence) {
             this.key = key;
@@ -102,15 +104,32 @@ public final class JournalIndex {
     private final TreeMap<Long, Segment> segments = new TreeMap<>();
     private final Map<String, TreeMap<Long, Entry>> messages = new HashMap<>();
     private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
-    private final boolean keepMessages;
+    /** Until {@link #endReplay}: keep each live message's content (for {@code recover}) and record the history. */
+    private boolean replaying = true;
+    private List<Removed> history = new ArrayList<>();
     private long lastSequence;
     private int liveMessages;
 
+    /** A new index, replaying: the records applied until {@link #endReplay} are those of the files at start-up. */
+    public JournalIndex() {
+    }
+
     /**
-     * @param keepMessages keep each live message's content (used while replaying, for {@code recover})
+     * A message removed in the files replayed, which carried a federation id: the broker's dedupe must know it was
+     * accepted (and, if {@code consumedHere}, that a local consumer took it) even when its own log lost it in a crash.
      */
-    public JournalIndex(boolean keepMessages) {
-        this.keepMessages = keepMessages;
+    public record Removed(String federationId, boolean consumedHere) {
+    }
+
+    /**
+     * Ends the replay: from now on messages' contents are not kept (the broker holds them). Returns the removed
+     * messages with federation ids that the replayed files hold, in the order of their removal.
+     */
+    public List<Removed> endReplay() {
+        replaying = false;
+        List<Removed> h = history;
+        history = null;
+        return h;
     }
 
     // ------------------------------------------------------------------ segments
@@ -220,6 +239,9 @@ public final class JournalIndex {
                     messages.remove(rm.key());
                 }
                 dropEntry(e, segment);
+                if (replaying && e.federationId != null) {
+                    history.add(new Removed(e.federationId, rm.consumedHere()));
+                }
             }
         } else if (r instanceof JournalRecord.Redelivery rd) {
             observeSequence(rd.sequence());
@@ -251,6 +273,9 @@ public final class JournalIndex {
             if (m != null) {
                 for (Entry e : m.values()) {
                     dropEntry(e, segment);
+                    if (replaying && e.federationId != null) {
+                        history.add(new Removed(e.federationId, false));
+                    }
                 }
             }
         }
@@ -282,7 +307,12 @@ public final class JournalIndex {
         e.addOffset = offset;
         e.addSize = size;
         e.redeliveryCount = msg.redeliveryCount();
-        e.message = keepMessages ? msg : null;
+        if (replaying) {
+            e.message = msg;
+            e.federationId = msg.headers().get(io.fedbridge.core.FederationHeaders.FEDERATION_ID);
+        } else {
+            e.message = null; // the broker holds the message; keeping it here too would double its memory
+        }
         addState(segment, size);
     }
 

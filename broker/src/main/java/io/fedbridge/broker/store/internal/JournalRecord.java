@@ -19,13 +19,21 @@ public sealed interface JournalRecord {
         }
     }
 
-    /** Removes the message {@code sequence} stored under {@code key}. */
-    record Remove(String key, long sequence) implements JournalRecord {
+    /**
+     * Removes the message {@code sequence} stored under {@code key}; {@code consumedHere} when a local consumer took it
+     * (not a bridge, which handed it on): replay reports that, so the broker's dedupe knows it after a crash.
+     */
+    record Remove(String key, long sequence, boolean consumedHere) implements JournalRecord {
         public static final byte TYPE = 2;
+        public static final byte TYPE_CONSUMED_HERE = 6;
+
+        public Remove(String key, long sequence) {
+            this(key, sequence, false);
+        }
 
         @Override
         public byte type() {
-            return TYPE;
+            return consumedHere ? TYPE_CONSUMED_HERE : TYPE;
         }
     }
 
