@@ -21,8 +21,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -71,8 +69,8 @@ public final class Broker implements AutoCloseable {
         this.config = config;
         this.store = store;
         this.guard = config.security().isOpen() ? SecurityGuard.open() : new SecurityGuard(config.security(), config.name());
-        this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"),
-                NioIoHandler.newFactory());
+        this.boss = io.fedbridge.core.internal.Transports.newEventLoopGroup(1,
+                new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"));
         // Sockets and vm:// connections on the same loops: the broker's bridges run here too (addNetworkConnector).
         this.workers = io.fedbridge.core.internal.Transports.newEventLoopGroup(Runtime.getRuntime().availableProcessors(),
                 new DefaultThreadFactory("fedbridge-" + config.name() + "-io"));

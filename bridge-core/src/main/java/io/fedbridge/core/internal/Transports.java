@@ -60,7 +60,23 @@ public final class Transports {
      * Netty's default (twice the cores).
      */
     public static EventLoopGroup newEventLoopGroup(int threads, java.util.concurrent.ThreadFactory threadFactory) {
-        return new MultiThreadIoEventLoopGroup(threads, threadFactory, NioAndLocalIoHandler.newFactory());
+        return new MultiThreadIoEventLoopGroup(threads, threadFactory, SocketAndLocalIoHandler.newFactory(
+                EPOLL ? io.netty.channel.epoll.EpollIoHandler.newFactory() : io.netty.channel.nio.NioIoHandler.newFactory()));
+    }
+
+    /**
+     * Whether sockets run on Linux's epoll directly (Netty's native transport): true where it loads, unless
+     * {@code -Dfedbridge.transport=nio}. Unlike the JDK's selector it takes no lock to wake a loop: with NIO, every
+     * hand-over between two loops (a broker passing a message from its producer's connection to its consumer's) made
+     * the woken loop wait for the waking thread's selector lock about every other time, a futex sleep each.
+     */
+    public static final boolean EPOLL = !"nio".equals(System.getProperty("fedbridge.transport"))
+            && io.netty.channel.epoll.Epoll.isAvailable();
+
+    /** Whether {@code group}'s loops run epoll sockets (a group from {@link #newEventLoopGroup}, or a loop of one). */
+    private static boolean runsEpoll(EventLoopGroup group) {
+        return EPOLL && group instanceof io.netty.channel.IoEventLoopGroup io
+                && io.isCompatible(io.netty.channel.epoll.EpollIoHandle.class);
     }
 
     public static boolean isLocal(CompositeUri uri) {
@@ -108,7 +124,8 @@ public final class Transports {
             EventLoopGroup children = workers == null ? ioGroup() : workers;
             b.group(children, new PeerLoopGroup(children)).channel(LocalServerChannel.class);
         } else {
-            b.group(boss, workers).channel(NioServerSocketChannel.class)
+            b.group(boss, workers).channel(runsEpoll(boss) && runsEpoll(workers)
+                            ? io.netty.channel.epoll.EpollServerSocketChannel.class : NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
@@ -133,7 +150,8 @@ public final class Transports {
             b.group(group == null ? ioGroup() : group).channel(LocalChannel.class);
             from = new LocalAddress("fedbridge-vm-client-" + CLIENTS.incrementAndGet());
         } else {
-            b.group(group == null ? ioGroup() : group).channel(NioSocketChannel.class)
+            EventLoopGroup g = group == null ? ioGroup() : group;
+            b.group(g).channel(runsEpoll(g) ? io.netty.channel.epoll.EpollSocketChannel.class : NioSocketChannel.class)
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.SO_KEEPALIVE, true);
         }

@@ -14,65 +14,74 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * An NIO event loop that also runs {@code vm://} ({@link io.netty.channel.local.LocalChannel}) connections. Netty
+ * A socket event loop (epoll or NIO) that also runs {@code vm://} ({@link io.netty.channel.local.LocalChannel})
+ * connections. Netty
  * keeps the two on separate loops, so a bridge inside a broker crossed threads three times per message: from the
  * broker's socket loop to the loop of its in-JVM connection, from there to the loop of its socket to the peer, and
  * back for the peer's receipt. On one loop each crossing is a method call, without the wake-up (a futex or an
  * eventfd write and a context switch) that made most of a forward's CPU at low rates and, on a busy machine, its
  * tail latency.
  *
- * <p>Sockets are handled by an {@link NioIoHandler}, which also does the blocking and the wake-ups; a local channel
- * needs neither, only to be told when it is registered and unregistered, as Netty's own local handler does.
+ * <p>Sockets are handled by the socket handler ({@code EpollIoHandler} or {@link NioIoHandler}), which also does the
+ * blocking and the wake-ups; a local channel needs neither, only to be told when it is registered and unregistered, as
+ * Netty's own local handler does.
  */
-final class NioAndLocalIoHandler implements IoHandler {
+final class SocketAndLocalIoHandler implements IoHandler {
 
-    private final IoHandler nio;
+    private final IoHandler sockets;
     private final ThreadAwareExecutor executor;
     private final Set<LocalIoHandle> locals = new HashSet<>();
 
-    private NioAndLocalIoHandler(IoHandler nio, ThreadAwareExecutor executor) {
-        this.nio = nio;
+    private SocketAndLocalIoHandler(IoHandler sockets, ThreadAwareExecutor executor) {
+        this.sockets = sockets;
         this.executor = executor;
     }
 
-    static IoHandlerFactory newFactory() {
-        IoHandlerFactory nio = NioIoHandler.newFactory();
-        return executor -> new NioAndLocalIoHandler(nio.newHandler(executor), executor);
+    /** Loops whose sockets run on {@code socketHandlers}' handlers. */
+    static IoHandlerFactory newFactory(IoHandlerFactory socketHandlers) {
+        return executor -> new SocketAndLocalIoHandler(socketHandlers.newHandler(executor), executor);
     }
 
     @Override
     public void initialize() {
-        nio.initialize();
+        sockets.initialize();
     }
 
     @Override
     public int run(IoHandlerContext context) {
-        return nio.run(context);
+        return sockets.run(context);
     }
 
     @Override
     public void wakeup() {
-        nio.wakeup();
+        sockets.wakeup();
     }
 
     @Override
     public void prepareToDestroy() {
-        for (LocalIoHandle h : locals) {
+        closeLocals();
+        sockets.prepareToDestroy();
+    }
+
+    /** Also here: a loop that sees its shutdown only when confirming it ends without calling prepareToDestroy. */
+    @Override
+    public void destroy() {
+        closeLocals();
+        sockets.destroy();
+    }
+
+    private void closeLocals() {
+        // a copy: closing a channel may unregister it at once, from this set
+        for (LocalIoHandle h : new java.util.ArrayList<>(locals)) {
             h.closeNow();
         }
         locals.clear();
-        nio.prepareToDestroy();
-    }
-
-    @Override
-    public void destroy() {
-        nio.destroy();
     }
 
     @Override
     public IoRegistration register(IoHandle handle) throws Exception {
         if (!(handle instanceof LocalIoHandle local)) {
-            return nio.register(handle);
+            return sockets.register(handle);
         }
         if (!locals.add(local)) {
             throw new IllegalStateException("local channel registered twice: " + handle);
@@ -84,7 +93,7 @@ final class NioAndLocalIoHandler implements IoHandler {
 
     @Override
     public boolean isCompatible(Class<? extends IoHandle> handleType) {
-        return LocalIoHandle.class.isAssignableFrom(handleType) || nio.isCompatible(handleType);
+        return LocalIoHandle.class.isAssignableFrom(handleType) || sockets.isCompatible(handleType);
     }
 
     private final class LocalRegistration implements IoRegistration {
