@@ -49,6 +49,7 @@ class FrameWriterTest {
         FrameWriter w = new FrameWriter(ch, null);
         CountDownLatch loopBusy = new CountDownLatch(1);
         CountDownLatch queued = new CountDownLatch(1);
+        CountDownLatch secondWritten = new CountDownLatch(1);
         ch.eventLoop().execute(() -> {
             loopBusy.countDown();
             try {
@@ -57,10 +58,13 @@ class FrameWriterTest {
                 Thread.currentThread().interrupt();
             }
             w.write(ack("2")); // ordered after "1" by the latch, made on the event loop
+            secondWritten.countDown();
         });
         loopBusy.await(5, TimeUnit.SECONDS);
         w.write(ack("1"));
         queued.countDown();
+        // only once "2" was handed to the writer: a task submitted earlier could run before one it queues
+        assertThat(secondWritten.await(5, TimeUnit.SECONDS)).isTrue();
         ch.eventLoop().submit(() -> null).get(5, TimeUnit.SECONDS); // after every write task queued so far
 
         assertThat(written).containsExactly("1", "2");
