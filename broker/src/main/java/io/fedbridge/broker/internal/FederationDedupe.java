@@ -56,6 +56,8 @@ final class FederationDedupe {
      */
     private final BoundedIdSet consumed;
     private long duplicates;
+    /** Set once {@link #close} has written and committed everything. */
+    private volatile boolean closed;
 
     /**
      * @param persistent the log fingerprints are written to, or null (no data directory)
@@ -188,8 +190,8 @@ final class FederationDedupe {
      * @throws RuntimeException if the log cannot be written: the journal then keeps its segments
      */
     void makeDurable() {
-        if (persistent == null) {
-            return;
+        if (persistent == null || closed) {
+            return; // closing committed everything, and nothing is accepted any more
         }
         synchronized (batchHigh) {
             drain(true);
@@ -269,5 +271,6 @@ final class FederationDedupe {
         if (persistent != null) {
             persistent.close();
         }
+        closed = true;
     }
 }

@@ -47,6 +47,8 @@ public final class Journal {
     private static final int WRITE_BUFFER = 1 << 20;
     private static final long COMPACTION_BYTES_PER_PASS = 4L << 20;
     private static final long IDLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How long a failed history guard waits before it is tried again. */
+    private static final long GUARD_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** A queued operation. */
     private static final class Op {
@@ -82,7 +84,6 @@ public final class Journal {
     private List<JournalIndex.Recovered> recovered;
     private List<JournalIndex.Removed> history;
     private volatile Runnable historyGuard;
-    private static final long GUARD_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** When the guard last failed (never 0 then), or 0. */
     private long guardFailedAt;
     /** The guard ran in this maintenance pass (it covers every deletion of the pass). */
