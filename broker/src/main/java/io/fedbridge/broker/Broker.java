@@ -75,8 +75,8 @@ public final class Broker implements AutoCloseable {
         this.workers = io.fedbridge.core.internal.Transports.newEventLoopGroup(Runtime.getRuntime().availableProcessors(),
                 new DefaultThreadFactory("fedbridge-" + config.name() + "-io"));
         try {
-            LoadedWindow window = openDedupeWindow(config);
-            this.core = new BrokerCore(config, id, store, Clock.systemUTC(), window.window(), window.ids(), workers);
+            LoadedLog dedupe = openDedupeWindow(config);
+            this.core = new BrokerCore(config, id, store, Clock.systemUTC(), dedupe.log(), dedupe.known(), workers);
         } catch (RuntimeException e) {
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -153,19 +153,19 @@ public final class Broker implements AutoCloseable {
     }
 
     /** The dedupe log (null without a data directory) and the fingerprints it holds, read once at start. */
-    private record LoadedWindow(DedupeLog window, java.util.List<DedupeLog.Fingerprint> ids) {
+    private record LoadedLog(DedupeLog log, java.util.List<DedupeLog.Fingerprint> known) {
     }
 
-    private static LoadedWindow openDedupeWindow(BrokerConfig config) {
+    private static LoadedLog openDedupeWindow(BrokerConfig config) {
         Path dir = config.dataDirectory();
         if (dir == null) {
-            return new LoadedWindow(null, java.util.List.of());
+            return new LoadedLog(null, java.util.List.of());
         }
         Path file = dir.resolve("dedupe.db");
         DedupeLog window = null;
         try {
             window = openLog(file);
-            return new LoadedWindow(window, window.load()); // reads every entry: a damaged file shows here
+            return new LoadedLog(window, window.load()); // reads every entry: a damaged file shows here
         } catch (StoreException e) {
             if (e.getCause() instanceof org.mapdb.DBException.FileLocked) {
                 throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + e.getMessage(), e);
@@ -189,7 +189,7 @@ public final class Broker implements AutoCloseable {
             LOG.warn("broker {}: {}; moved it to {} and started an empty one (resends of messages accepted before "
                     + "the restart are recognised only while those messages are still stored)", config.name(), e.getMessage(), aside);
             try {
-                return new LoadedWindow(openLog(file), java.util.List.of());
+                return new LoadedLog(openLog(file), java.util.List.of());
             } catch (StoreException again) {
                 throw new BrokerException("broker " + config.name() + " cannot open its dedupe window: " + again.getMessage(), again);
             }

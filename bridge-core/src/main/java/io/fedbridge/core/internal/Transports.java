@@ -31,6 +31,15 @@ public final class Transports {
     public static final List<String> SCHEMES = List.of("tcp", "ssl", "vm");
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
 
+    /**
+     * Whether sockets run on Linux's epoll directly (Netty's native transport): true where it loads, unless
+     * {@code -Dfedbridge.transport=nio}. Unlike the JDK's selector it takes no lock to wake a loop: with NIO, every
+     * hand-over between two loops (a broker passing a message from its producer's connection to its consumer's) made
+     * the woken loop wait for the waking thread's selector lock about every other time, a futex sleep each.
+     */
+    public static final boolean EPOLL = !"nio".equals(System.getProperty("fedbridge.transport"))
+            && io.netty.channel.epoll.Epoll.isAvailable();
+
     private static final java.util.concurrent.atomic.AtomicLong CLIENTS = new java.util.concurrent.atomic.AtomicLong();
     private static volatile EventLoopGroup ioGroup;
 
@@ -55,7 +64,8 @@ public final class Transports {
     }
 
     /**
-     * A group whose loops run both NIO sockets and {@code vm://} channels, so connections that pass frames to each
+     * A group whose loops run both sockets (epoll, see {@link #EPOLL}, else NIO) and {@code vm://} channels, so
+     * connections that pass frames to each
      * other (a bridge's two ends, a broker and its in-JVM clients) can share one thread. {@code threads} 0 means
      * Netty's default (twice the cores).
      */
@@ -63,15 +73,6 @@ public final class Transports {
         return new MultiThreadIoEventLoopGroup(threads, threadFactory, SocketAndLocalIoHandler.newFactory(
                 EPOLL ? io.netty.channel.epoll.EpollIoHandler.newFactory() : io.netty.channel.nio.NioIoHandler.newFactory()));
     }
-
-    /**
-     * Whether sockets run on Linux's epoll directly (Netty's native transport): true where it loads, unless
-     * {@code -Dfedbridge.transport=nio}. Unlike the JDK's selector it takes no lock to wake a loop: with NIO, every
-     * hand-over between two loops (a broker passing a message from its producer's connection to its consumer's) made
-     * the woken loop wait for the waking thread's selector lock about every other time, a futex sleep each.
-     */
-    public static final boolean EPOLL = !"nio".equals(System.getProperty("fedbridge.transport"))
-            && io.netty.channel.epoll.Epoll.isAvailable();
 
     /** Whether {@code group}'s loops run epoll sockets (a group from {@link #newEventLoopGroup}, or a loop of one). */
     private static boolean runsEpoll(EventLoopGroup group) {

@@ -72,10 +72,7 @@ final class FederationDedupe {
             return;
         }
         for (DedupeLog.Fingerprint f : known) {
-            recent.add(f.high(), f.low()); // consumed here means accepted here
-            if (f.consumed()) {
-                consumed.add(f.high(), f.low());
-            }
+            learn(f.high(), f.low(), f.consumed());
         }
         this.writer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "fedbridge-dedupe-writer");
@@ -248,9 +245,14 @@ final class FederationDedupe {
     /** Learned from the journal's record of a removed message: accepted here, and maybe taken by a local consumer. */
     synchronized void recoveredRemoved(String id, boolean consumedHere) {
         BoundedIdSet.Fingerprint f = BoundedIdSet.fingerprint(id);
-        recent.add(f);
+        learn(f.high(), f.low(), consumedHere);
+    }
+
+    /** Accepted here, and taken by a local consumer if {@code consumedHere} (which also means accepted). */
+    private void learn(long high, long low, boolean consumedHere) {
+        recent.add(high, low);
         if (consumedHere) {
-            consumed.add(f);
+            consumed.add(high, low);
         }
     }
 

@@ -105,8 +105,7 @@ public final class JournalMessageStore implements MessageStore {
 
     @Override
     public CompletableFuture<Void> remove(String key, long sequence) {
-        requireNonNull(key, "key");
-        return journal.submit(new JournalRecord.Remove(key, sequence));
+        return remove(key, sequence, false);
     }
 
     /**

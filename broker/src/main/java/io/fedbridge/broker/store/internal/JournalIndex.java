@@ -239,9 +239,7 @@ public final class JournalIndex {
                     messages.remove(rm.key());
                 }
                 dropEntry(e, segment);
-                if (replaying && e.federationId != null) {
-                    history.add(new Removed(e.federationId, rm.consumedHere()));
-                }
+                recordRemoval(e, rm.consumedHere());
             }
         } else if (r instanceof JournalRecord.Redelivery rd) {
             observeSequence(rd.sequence());
@@ -273,9 +271,7 @@ public final class JournalIndex {
             if (m != null) {
                 for (Entry e : m.values()) {
                     dropEntry(e, segment);
-                    if (replaying && e.federationId != null) {
-                        history.add(new Removed(e.federationId, false));
-                    }
+                    recordRemoval(e, false);
                 }
             }
         }
@@ -314,6 +310,13 @@ public final class JournalIndex {
             e.message = null; // the broker holds the message; keeping it here too would double its memory
         }
         addState(segment, size);
+    }
+
+    /** While replaying: a removed message with a federation id goes into the history. */
+    private void recordRemoval(Entry e, boolean consumedHere) {
+        if (replaying && e.federationId != null) {
+            history.add(new Removed(e.federationId, consumedHere));
+        }
     }
 
     private void dropEntry(Entry e, long cancellingSegment) {

@@ -27,10 +27,6 @@ public sealed interface JournalRecord {
         public static final byte TYPE = 2;
         public static final byte TYPE_CONSUMED_HERE = 6;
 
-        public Remove(String key, long sequence) {
-            this(key, sequence, false);
-        }
-
         @Override
         public byte type() {
             return consumedHere ? TYPE_CONSUMED_HERE : TYPE;
