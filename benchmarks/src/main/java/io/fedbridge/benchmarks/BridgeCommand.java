@@ -50,10 +50,15 @@ public final class BridgeCommand extends ComparisonCommand {
     int rate = 1000;
 
     @Option(names = "--latency-seconds", description = "Recorded seconds per latency run (default ${DEFAULT-VALUE}).")
-    int latencySeconds = 5;
+    int latencySeconds = 10;
 
     @Option(names = "--preroll-seconds", description = "Unrecorded seconds at the same rate before each latency run (default ${DEFAULT-VALUE}).")
     int prerollSeconds = 1;
+
+    @Option(names = "--latency-warmup-seconds", description = {"Before each latency scenario, every target runs at its rate this"
+            + " long, unrecorded (default ${DEFAULT-VALUE}; 0 = none):", "what the throughput warm-up leaves unsettled showed as"
+            + " a first run with several times the p99 of the later ones."})
+    int latencyWarmupSeconds = 20;
 
     @Option(names = "--no-stores", description = {"The A -> B pair without stores (by default it has fedbridge data directories and"
             + " KahaDB);", "for the non-persistent scenarios only (throughput, latency, chain)."})
@@ -79,9 +84,10 @@ public final class BridgeCommand extends ComparisonCommand {
     @Override
     protected void validateOptions() {
         if (messages < 1 || persistentMessages < 1 || window < 1 || rate < 1 || latencySeconds < 1 || prerollSeconds < 0
+                || latencyWarmupSeconds < 0
                 || scenarios.isEmpty() || !ALL.containsAll(scenarios)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "messages, persistent-messages, window, rate and"
-                    + " latency-seconds must be >= 1, preroll-seconds >= 0, scenarios any of " + ALL + ", but scenarios were " + scenarios);
+                    + " latency-seconds must be >= 1, preroll-seconds and latency-warmup-seconds >= 0, scenarios any of " + ALL + ", but scenarios were " + scenarios);
         }
         if (noStores && any("persistent", "latency-persistent")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--no-stores leaves nothing durable: scenarios must then be"
@@ -112,6 +118,10 @@ public final class BridgeCommand extends ComparisonCommand {
                 + " networkTTL 1, prefetch 1000); pair " + (!noStores ? "persistent (KahaDB, default durability) in fresh temp dirs"
                 : "non-persistent (--no-stores)") + ";"
                 + " chain networkTTL=2 on both connectors, non-persistent brokers");
+        if (any("latency", "latency-persistent")) {
+            report.setup("latency", String.format(Locale.ROOT, "%d s recorded per run after %d s unrecorded; before each latency"
+                    + " scenario every target runs %d s at %,d msg/s, unrecorded", latencySeconds, prerollSeconds, latencyWarmupSeconds, rate));
+        }
         if (scenarios.contains("throughput")) {
             report.scenario(new Scenario("throughput", String.format(Locale.ROOT, "A -> B, non-persistent throughput, %,d msgs",
                     messages), "queue A->B, non-persistent", MSGS, List.of(), List.of(MSGS), true));
@@ -182,6 +192,17 @@ public final class BridgeCommand extends ComparisonCommand {
             for (String s : List.of("latency", "latency-persistent")) {
                 if (scenarios.contains(s)) {
                     boolean persistent = s.equals("latency-persistent");
+                    if (latencyWarmupSeconds > 0) {
+                        for (Target t : ts) {
+                            if (isLive(t)) {
+                                try {
+                                    warmUpOnce(topology(t), "latency " + rate + " 1 " + latencyWarmupSeconds + " " + persistent);
+                                } catch (BenchmarkException e) {
+                                    fail(t, s + " warm-up", e);
+                                }
+                            }
+                        }
+                    }
                     runInterleaved(ts, s, topo -> measure(topo, "latency " + rate + " " + latencySeconds + " " + prerollSeconds + " "
                             + persistent, BridgeCommand::latencies));
                 }

@@ -85,7 +85,8 @@ class BenchmarkSmokeTest {
     @Test
     void shouldForwardEveryMessageOverTheBridgesOfBothProductsAndPrintTheReport() {
         runComparison("bridge", List.of("throughput", "persistent", "latency", "latency-persistent", "chain"), "--messages", "2000",
-                "--persistent-messages", "500", "--rate", "200", "--latency-seconds", "1", "--preroll-seconds", "0");
+                "--persistent-messages", "500", "--rate", "200", "--latency-seconds", "1", "--preroll-seconds", "0",
+                "--latency-warmup-seconds", "1");
     }
 
     @Test
