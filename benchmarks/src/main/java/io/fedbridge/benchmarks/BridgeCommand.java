@@ -50,7 +50,7 @@ public final class BridgeCommand extends ComparisonCommand {
     int rate = 1000;
 
     @Option(names = "--latency-seconds", description = "Recorded seconds per latency run (default ${DEFAULT-VALUE}).")
-    int latencySeconds = 10;
+    int latencySeconds = 20;
 
     @Option(names = "--preroll-seconds", description = "Unrecorded seconds at the same rate before each latency run (default ${DEFAULT-VALUE}).")
     int prerollSeconds = 1;

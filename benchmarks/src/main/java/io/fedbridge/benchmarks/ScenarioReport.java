@@ -237,11 +237,29 @@ final class ScenarioReport {
         for (Aim a : aims) {
             Metric m = metric(a);
             Boolean met = isMet(a);
-            out.printf(Locale.ROOT, "%s: %s %s  (aim %s %s%s: %s)%n", a.text(), m.header(), Report.times(ratio(a.scenario(), a.metric())),
+            out.printf(Locale.ROOT, "%s: %s %s  (aim %s %s%s: %s%s)%n", a.text(), m.header(), Report.times(ratio(a.scenario(), a.metric())),
                     m.higherIsBetter() ? ">=" : a.inclusive() ? "<=" : "<", trim(a.ratio()) + "x", m.higherIsBetter() ? "" : ", lower is better",
-                    met == null ? "not judged, a target is missing" : met ? "met" : "NOT met");
+                    met == null ? "not judged, a target is missing" : met ? "met" : "NOT met", met == null ? "" : pairsMet(a, m));
         }
         notes.forEach(out::println);
+    }
+
+    /**
+     * How often the aim held run by run: runs are interleaved (fedbridge's run k, then ActiveMQ's run k), so run k of
+     * each target saw about the same machine. A median can hide a coin toss; this shows it.
+     */
+    private String pairsMet(Aim a, Metric m) {
+        List<Sample> f = samples.getOrDefault(a.scenario(), Map.of()).getOrDefault(Target.FEDBRIDGE, List.of());
+        List<Sample> o = samples.getOrDefault(a.scenario(), Map.of()).getOrDefault(Target.ACTIVEMQ, List.of());
+        int n = Math.min(f.size(), o.size());
+        int held = 0;
+        for (int i = 0; i < n; i++) {
+            double r = f.get(i).get(a.metric()) / o.get(i).get(a.metric());
+            if (m.higherIsBetter() ? r >= a.ratio() : a.inclusive() ? r <= a.ratio() : r < a.ratio()) {
+                held++;
+            }
+        }
+        return String.format(Locale.ROOT, "; held in %d of %d run pairs", held, n);
     }
 
     private void printMarkdown(PrintWriter out) {
