@@ -235,14 +235,24 @@ class ActiveMqInteropIT extends BrokerTestSupport {
                 .staticallyIncludedDestination("/queue/to.amq").build();
 
         // Several attempts, because which failure is reported first is a race between the two connections.
+        int withReason = 0;
         for (int attempt = 0; attempt < 20; attempt++) {
             FederationBridge fb = FederationBridge.start(refused);
             resources.add(0, fb);
             await("bridge refused").atMost(WAIT).until(() -> fb.downFuture().isDone());
             assertThat(fb.state()).isEqualTo(BridgeState.DOWN);
             // Not "connection vm://F.. closed": that is the local connection the bridge aborts after the refusal.
-            assertThat(fb.stats().lastError()).as("lastError of attempt %d", attempt).contains(amqUri).contains("password is invalid");
+            String error = fb.stats().lastError();
+            assertThat(error).as("lastError of attempt %d", attempt).contains(amqUri)
+                    .containsAnyOf("password is invalid", "closed during the handshake");
+            if (error.contains("password is invalid")) {
+                withReason++;
+            }
         }
+        // ActiveMQ itself now and then closes the socket without its ERROR frame: its connection's asynchronous stop
+        // races the STOMP converter that writes the frame (seen once in about 300 refusals; its log then lacks the
+        // converter's "Exception occurred ... processing: CONNECT" line). Whenever the frame arrives, its reason is shown.
+        assertThat(withReason).as("attempts that showed ActiveMQ's reason").isGreaterThanOrEqualTo(15);
     }
 
     @Test
