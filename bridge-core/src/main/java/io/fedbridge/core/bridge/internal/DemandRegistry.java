@@ -13,16 +13,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * route goes away the next best takes over.
  *
  * <p>One registry per JVM, keyed by source broker id, so every bridge of a broker competes in it.
+ *
+ * <p>Routes are told to {@linkplain Route#reconcile reconcile} outside this registry's lock, and each then reads
+ * the current choice under its own lock: two changes racing on two bridges' threads can run those calls in either
+ * order and still leave exactly the best route subscribed. (Telling routes "activate" and "deactivate" instead let a
+ * late "activate" of a route that had meanwhile lost to a shorter one keep both subscribed for good.)
  */
 public final class DemandRegistry {
 
     /** A direction that can carry demand. */
     public interface Route {
-        /** This route now carries the demand of {@code originId}. */
-        void activate(String originId);
-
-        /** This route no longer carries it. */
-        void deactivate(String originId);
+        /**
+         * Which route carries {@code originId}'s demand may have changed: subscribe if this route is
+         * {@linkplain #isBest best} for it now, unsubscribe otherwise. Must read {@code isBest} and act under one lock
+         * of the route's own.
+         */
+        void reconcile(String originId);
 
         String targetId();
     }
@@ -39,52 +45,52 @@ public final class DemandRegistry {
 
     /** {@code route} can carry {@code originId}'s demand over {@code pathLength} brokers. */
     public void offer(String sourceId, String originId, Route route, int pathLength) {
-        Route activate = null;
-        Route deactivate = null;
+        Route before;
+        Route after;
         synchronized (this) {
             List<Candidate> l = bySource.computeIfAbsent(sourceId, k -> new ConcurrentHashMap<>())
                     .computeIfAbsent(originId, k -> new ArrayList<>());
-            Candidate before = l.isEmpty() ? null : l.get(0);
+            before = l.isEmpty() ? null : l.get(0).route();
             l.removeIf(c -> c.route() == route);
             l.add(new Candidate(route, pathLength));
             l.sort(BEST);
-            Candidate after = l.get(0);
-            if (before == null || before.route() != after.route()) {
-                deactivate = before == null ? null : before.route();
-                activate = after.route();
+            after = l.get(0).route();
+        }
+        if (before != after) {
+            if (before != null) {
+                before.reconcile(originId);
             }
-        }
-        if (deactivate != null) {
-            deactivate.deactivate(originId);
-        }
-        if (activate != null) {
-            activate.activate(originId);
+            after.reconcile(originId);
         }
     }
 
     /** {@code route} no longer sees {@code originId} (consumer removed, or the route is down). */
     public void withdraw(String sourceId, String originId, Route route) {
-        Route activate = null;
-        boolean wasBest;
+        Route next = null;
         synchronized (this) {
             Map<String, List<Candidate>> m = bySource.get(sourceId);
             List<Candidate> l = m == null ? null : m.get(originId);
             if (l == null || l.isEmpty()) {
                 return;
             }
-            wasBest = l.get(0).route() == route;
+            boolean wasBest = l.get(0).route() == route;
             l.removeIf(c -> c.route() == route);
             if (l.isEmpty()) {
                 m.remove(originId);
             } else if (wasBest) {
-                activate = l.get(0).route();
+                next = l.get(0).route();
             }
         }
-        if (wasBest) {
-            route.deactivate(originId);
+        route.reconcile(originId);
+        if (next != null) {
+            next.reconcile(originId);
         }
-        if (activate != null) {
-            activate.activate(originId);
-        }
+    }
+
+    /** Whether {@code route} is the one that should carry {@code originId}'s demand now. */
+    public synchronized boolean isBest(String sourceId, String originId, Route route) {
+        Map<String, List<Candidate>> m = bySource.get(sourceId);
+        List<Candidate> l = m == null ? null : m.get(originId);
+        return l != null && !l.isEmpty() && l.get(0).route() == route;
     }
 }

@@ -244,10 +244,18 @@ public final class Direction implements DemandRegistry.Route {
     }
 
     @Override
-    public void activate(String originId) {
-        if (stopped) {
-            return;
+    public void reconcile(String originId) {
+        synchronized (this) {
+            if (!stopped && DemandRegistry.GLOBAL.isBest(registryKey, originId, this)) {
+                activate(originId);
+            } else {
+                deactivate(originId);
+            }
         }
+    }
+
+    /** Subscribes for {@code originId}'s demand (joining a conduit subscription if one carries its destination). */
+    private void activate(String originId) {
         synchronized (this) {
             Demand d = demands.get(originId);
             if (d == null || subByOrigin.containsKey(originId)) {
@@ -272,8 +280,8 @@ public final class Direction implements DemandRegistry.Route {
         }
     }
 
-    @Override
-    public void deactivate(String originId) {
+    /** Leaves {@code originId}'s subscription; the last member's leaving unsubscribes it once nothing is in flight. */
+    private void deactivate(String originId) {
         synchronized (this) {
             NetworkSub ns = subByOrigin.remove(originId);
             if (ns == null) {
