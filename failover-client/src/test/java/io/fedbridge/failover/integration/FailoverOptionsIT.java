@@ -80,9 +80,7 @@ class FailoverOptionsIT extends FailoverTestSupport {
 
     /** Connects to a dead port with {@code options}; returns the delays of the ReconnectScheduled events before giving up. */
     private List<Long> roundDelays(String options) throws Exception {
-        FakeStompServer gone = fake();
-        String uri = gone.uri();
-        gone.close();
+        String uri = refusingUri();
         Events events = new Events();
         long start = System.nanoTime();
         assertThatThrownBy(() -> connect(FailoverConfig.fromUri("failover:(" + uri + ")?" + options), events))

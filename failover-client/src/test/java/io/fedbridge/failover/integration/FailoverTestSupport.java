@@ -95,6 +95,18 @@ abstract class FailoverTestSupport {
         return track(FakeStompServer.start());
     }
 
+    /**
+     * A {@code tcp://127.0.0.1:PORT} URI that refuses connections for the whole test: the port stays bound by a socket
+     * that never listens. (A server's port closed for the purpose was once taken by another listener before the
+     * client's last attempt, which then connected.)
+     */
+    protected String refusingUri() throws IOException {
+        java.net.Socket holder = new java.net.Socket();
+        holder.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+        track(holder);
+        return "tcp://127.0.0.1:" + holder.getLocalPort();
+    }
+
     protected FailoverClient connect(String uri) {
         return track(FailoverClient.connect(uri));
     }

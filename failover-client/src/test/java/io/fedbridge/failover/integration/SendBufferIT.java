@@ -145,9 +145,7 @@ class SendBufferIT extends FailoverTestSupport {
 
     @Test
     void shouldFailConnectAfterTheTimeoutWhenNoBrokerIsReachable() throws Exception {
-        FakeStompServer gone = fake();
-        String uri = gone.uri();
-        gone.close();
+        String uri = refusingUri();
 
         long start = System.nanoTime();
         assertThatThrownBy(() -> connect(ordered(uri).timeout(Duration.ofMillis(700)).nested("connectTimeout", "700ms").build()))
