@@ -169,18 +169,12 @@ public final class BridgeCommand extends ComparisonCommand {
                     fail(t, "start A -> B", e);
                 }
             }
-            for (Target t : ts) {
-                if (isLive(t)) {
-                    try {
-                        warmUp(topology(t), "throughput " + messages + " false"); // the measured size: JIT and heap settle for it
-                        if (scenarios.contains("persistent")) {
-                            warmUp(topology(t), "window " + Math.min(persistentMessages, 2_000) + " " + window + " 1 true");
-                        }
-                    } catch (BenchmarkException e) {
-                        fail(t, "warm-up", e);
-                    }
+            onEveryLiveTarget(ts, "warm-up", topo -> {
+                warmUp(topo, "throughput " + messages + " false"); // the measured size: JIT and heap settle for it
+                if (scenarios.contains("persistent")) {
+                    warmUp(topo, "window " + Math.min(persistentMessages, 2_000) + " " + window + " 1 true");
                 }
-            }
+            });
             if (scenarios.contains("throughput")) {
                 runInterleaved(ts, "throughput", topo -> measure(topo, "throughput " + messages + " false",
                         kv -> Map.of(MSGS.key(), rate(kv, "messages"))));
@@ -193,15 +187,8 @@ public final class BridgeCommand extends ComparisonCommand {
                 if (scenarios.contains(s)) {
                     boolean persistent = s.equals("latency-persistent");
                     if (latencyWarmupSeconds > 0) {
-                        for (Target t : ts) {
-                            if (isLive(t)) {
-                                try {
-                                    warmUpOnce(topology(t), "latency " + rate + " 1 " + latencyWarmupSeconds + " " + persistent);
-                                } catch (BenchmarkException e) {
-                                    fail(t, s + " warm-up", e);
-                                }
-                            }
-                        }
+                        onEveryLiveTarget(ts, s + " warm-up",
+                                topo -> warmUpOnce(topo, "latency " + rate + " 1 " + latencyWarmupSeconds + " " + persistent));
                     }
                     runInterleaved(ts, s, topo -> measure(topo, "latency " + rate + " " + latencySeconds + " " + prerollSeconds + " "
                             + persistent, BridgeCommand::latencies));
@@ -220,15 +207,7 @@ public final class BridgeCommand extends ComparisonCommand {
                     fail(t, "start A -> B -> C", e);
                 }
             }
-            for (Target t : ts) {
-                if (isLive(t)) {
-                    try {
-                        warmUp(topology(t), "throughput " + messages + " false"); // the measured size: JIT and heap settle for it
-                    } catch (BenchmarkException e) {
-                        fail(t, "warm-up", e);
-                    }
-                }
-            }
+            onEveryLiveTarget(ts, "warm-up", topo -> warmUp(topo, "throughput " + messages + " false")); // the measured size
             runInterleaved(ts, "chain", topo -> measure(topo, "throughput " + messages + " false",
                     kv -> Map.of(MSGS.key(), rate(kv, "messages"))));
             for (Target t : ts) {

@@ -456,6 +456,19 @@ abstract class ComparisonCommand implements Callable<Integer> {
         }
     }
 
+    /** Runs {@code warmUp} on every live target; one that fails is stopped and reported as failing {@code step}. */
+    protected void onEveryLiveTarget(List<Target> ts, String step, java.util.function.Consumer<Topology> warmUp) {
+        for (Target t : ts) {
+            if (isLive(t)) {
+                try {
+                    warmUp.accept(topology(t));
+                } catch (BenchmarkException e) {
+                    fail(t, step, e);
+                }
+            }
+        }
+    }
+
     /**
      * Runs {@code command} once and ignores its result: for a fixed-rate scenario, whose code paths (a message at a time,
      * event loops waking for each) a throughput warm-up does not settle. Without it, the first measured run of both

@@ -83,15 +83,7 @@ public final class FanoutCommand extends ComparisonCommand {
                 fail(t, "start A -> B", e);
             }
         }
-        for (Target t : ts) {
-            if (isLive(t)) {
-                try {
-                    warmUp(topology(t), "throughput " + Math.min(messages, 10_000) + " false");
-                } catch (BenchmarkException e) {
-                    fail(t, "warm-up", e);
-                }
-            }
-        }
+        onEveryLiveTarget(ts, "warm-up", topo -> warmUp(topo, "throughput " + Math.min(messages, 10_000) + " false"));
         runInterleaved(ts, "fanout", this::fanoutRun);
     }
 

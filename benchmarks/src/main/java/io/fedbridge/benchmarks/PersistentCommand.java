@@ -115,15 +115,7 @@ public final class PersistentCommand extends ComparisonCommand {
                 fail(t, "start", e);
             }
         }
-        for (Target t : ts) {
-            if (isLive(t)) {
-                try {
-                    warmUp(topology(t), "window " + Math.min(windowMessages, 10_000) + " " + window + " 1 true");
-                } catch (BenchmarkException e) {
-                    fail(t, "warm-up", e);
-                }
-            }
-        }
+        onEveryLiveTarget(ts, "warm-up", topo -> warmUp(topo, "window " + Math.min(windowMessages, 10_000) + " " + window + " 1 true"));
         if (scenarios.contains("sync")) {
             runInterleaved(ts, "sync", topo -> measure(topo, "sync " + syncMessages + " true", kv -> Map.of(
                     MSGS.key(), rate(kv, "messages"), SEND_P50.key(), millis(kv, "send_p50"),

@@ -155,6 +155,11 @@ final class ScenarioReport {
         if (Double.isNaN(r) || Double.isInfinite(r)) {
             return null;
         }
+        return holds(a, r);
+    }
+
+    /** Whether a ratio fedbridge / ActiveMQ of {@code a}'s metric meets {@code a}. */
+    private boolean holds(Aim a, double r) {
         return metric(a).higherIsBetter() ? r >= a.ratio() : a.inclusive() ? r <= a.ratio() : r < a.ratio();
     }
 
@@ -239,7 +244,7 @@ final class ScenarioReport {
             Boolean met = isMet(a);
             out.printf(Locale.ROOT, "%s: %s %s  (aim %s %s%s: %s%s)%n", a.text(), m.header(), Report.times(ratio(a.scenario(), a.metric())),
                     m.higherIsBetter() ? ">=" : a.inclusive() ? "<=" : "<", trim(a.ratio()) + "x", m.higherIsBetter() ? "" : ", lower is better",
-                    met == null ? "not judged, a target is missing" : met ? "met" : "NOT met", met == null ? "" : pairsMet(a, m));
+                    met == null ? "not judged, a target is missing" : met ? "met" : "NOT met", met == null ? "" : pairsMet(a));
         }
         notes.forEach(out::println);
     }
@@ -248,14 +253,13 @@ final class ScenarioReport {
      * How often the aim held run by run: runs are interleaved (fedbridge's run k, then ActiveMQ's run k), so run k of
      * each target saw about the same machine. A median can hide a coin toss; this shows it.
      */
-    private String pairsMet(Aim a, Metric m) {
+    private String pairsMet(Aim a) {
         List<Sample> f = samples.getOrDefault(a.scenario(), Map.of()).getOrDefault(Target.FEDBRIDGE, List.of());
         List<Sample> o = samples.getOrDefault(a.scenario(), Map.of()).getOrDefault(Target.ACTIVEMQ, List.of());
         int n = Math.min(f.size(), o.size());
         int held = 0;
         for (int i = 0; i < n; i++) {
-            double r = f.get(i).get(a.metric()) / o.get(i).get(a.metric());
-            if (m.higherIsBetter() ? r >= a.ratio() : a.inclusive() ? r <= a.ratio() : r < a.ratio()) {
+            if (holds(a, f.get(i).get(a.metric()) / o.get(i).get(a.metric()))) {
                 held++;
             }
         }

@@ -52,6 +52,7 @@ import org.slf4j.LoggerFactory;
 public final class Broker implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+    private static final java.time.Duration WARM_UP_TIMEOUT = java.time.Duration.ofSeconds(2);
 
     private final BrokerConfig config;
     private final BrokerCore core;
@@ -60,9 +61,8 @@ public final class Broker implements AutoCloseable {
     private final EventLoopGroup workers;
     private final List<Channel> serverChannels = new ArrayList<>();
     private final List<String> connectUris = new ArrayList<>();
-    private static final java.time.Duration WARM_UP_TIMEOUT = java.time.Duration.ofSeconds(2);
-    /** Where {@link #warmUp} connects: the first listener without TLS, as a loopback address if bound to any; or null. */
-    private java.net.InetSocketAddress warmUpAddress;
+    /** Where {@link #warmUp} connects: the first listener without TLS or limits, on loopback if bound to any; or null. */
+    private String warmUpUri;
     private final List<NetworkConnector> networkConnectors = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
     private volatile BrokerJmx jmx;
@@ -266,9 +266,10 @@ public final class Broker implements AutoCloseable {
             serverChannels.add(f.channel());
             if (!Transports.isLocal(uri)) {
                 connectUris.add(Transports.boundUri(uri, f.channel()));
-                if (ssl == null && limiter == null && warmUpAddress == null && f.channel().localAddress() instanceof java.net.InetSocketAddress a) {
-                    warmUpAddress = a.getAddress().isAnyLocalAddress()
-                            ? new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), a.getPort()) : a;
+                if (ssl == null && limiter == null && warmUpUri == null
+                        && f.channel().localAddress() instanceof java.net.InetSocketAddress a) {
+                    warmUpUri = Transports.tcpUri(a.getAddress().isAnyLocalAddress()
+                            ? new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), a.getPort()) : a);
                 }
             }
         }
@@ -286,19 +287,17 @@ public final class Broker implements AutoCloseable {
      * limits (it would take a client's place). A failure only costs the benefit: it is logged at DEBUG.
      */
     private void warmUp() {
-        if (warmUpAddress == null || !config.security().isOpen()) {
+        if (warmUpUri == null || !config.security().isOpen()) {
             return;
         }
-        String host = warmUpAddress.getAddress().getHostAddress();
-        String uri = "tcp://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + warmUpAddress.getPort();
         long start = System.nanoTime();
         int before = core.sessionCount();
-        ClientConfig cc = ClientConfig.builder(uri).heartBeats(java.time.Duration.ZERO)
+        ClientConfig cc = ClientConfig.builder(warmUpUri).heartBeats(java.time.Duration.ZERO)
                 .connectTimeout(WARM_UP_TIMEOUT).closeTimeout(WARM_UP_TIMEOUT).build();
-        try (io.fedbridge.core.StompConnection c = io.fedbridge.core.StompConnection.connect(cc)) {
-            LOG.trace("broker {}: warm-up connection {} up", config.name(), c);
+        try {
+            io.fedbridge.core.StompConnection.connect(cc).close();
         } catch (RuntimeException e) {
-            LOG.debug("broker {}: warm-up connection to {} failed: {}", config.name(), uri, e.toString());
+            LOG.debug("broker {}: warm-up connection to {} failed: {}", config.name(), warmUpUri, e.toString());
             return;
         }
         // The client saw DISCONNECT's receipt; the broker drops the session as it closes the socket right after.
@@ -306,7 +305,8 @@ public final class Broker implements AutoCloseable {
         while (core.sessionCount() > before && System.nanoTime() < deadline) {
             java.util.concurrent.locks.LockSupport.parkNanos(100_000);
         }
-        LOG.debug("broker {}: warm-up connection to {} took {} ms", config.name(), uri, (System.nanoTime() - start) / 1_000_000);
+        LOG.debug("broker {}: warm-up connection to {} took {} ms", config.name(), warmUpUri,
+                (System.nanoTime() - start) / 1_000_000);
     }
 
     private void startJmx() {

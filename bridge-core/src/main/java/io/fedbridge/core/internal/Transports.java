@@ -179,10 +179,16 @@ public final class Transports {
             return "vm://" + requested.host();
         }
         InetSocketAddress a = (InetSocketAddress) serverChannel.localAddress();
-        String host = requested.host();
-        if (host.contains(":") && !host.startsWith("[")) {
-            host = "[" + host + "]";
-        }
-        return requested.scheme() + "://" + host + ":" + a.getPort();
+        return requested.scheme() + "://" + uriHost(requested.host()) + ":" + a.getPort();
+    }
+
+    /** {@code tcp://IP:PORT} for a socket address (its IP, not a name). */
+    public static String tcpUri(InetSocketAddress a) {
+        return "tcp://" + uriHost(a.getAddress().getHostAddress()) + ":" + a.getPort();
+    }
+
+    /** A host as it goes into a URI: an IPv6 address in brackets. */
+    private static String uriHost(String host) {
+        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     }
 }

@@ -244,55 +244,49 @@ public final class Direction implements DemandRegistry.Route {
     }
 
     @Override
-    public void reconcile(String originId) {
-        synchronized (this) {
-            if (!stopped && DemandRegistry.GLOBAL.isBest(registryKey, originId, this)) {
-                activate(originId);
-            } else {
-                deactivate(originId);
-            }
+    public synchronized void reconcile(String originId) {
+        if (!stopped && DemandRegistry.GLOBAL.isBest(registryKey, originId, this)) {
+            activate(originId);
+        } else {
+            deactivate(originId);
         }
     }
 
-    /** Subscribes for {@code originId}'s demand (joining a conduit subscription if one carries its destination). */
+    /** Subscribes for {@code originId}'s demand, joining a conduit subscription for it if there is one (under this lock). */
     private void activate(String originId) {
-        synchronized (this) {
-            Demand d = demands.get(originId);
-            if (d == null || subByOrigin.containsKey(originId)) {
-                return;
-            }
-            String key = d.destination() + "\u0000" + d.selector() + "\u0000"
-                    + (config.conduitSubscriptions() ? String.join(",", d.path()) : originId);
-            NetworkSub ns = subs.get(key);
-            if (ns != null && (ns.draining || ns.unsubscribed)) {
-                ns = null; // a new subscription replaces one that is going away
-            }
-            boolean fresh = ns == null;
-            if (fresh) {
-                ns = new NetworkSub(key, d.destination(), d.selector(), d.path(), originId);
-                subs.put(key, ns);
-            }
-            ns.members.add(originId);
-            subByOrigin.put(originId, ns);
-            if (fresh) {
-                subscribe(ns);
-            }
+        Demand d = demands.get(originId);
+        if (d == null || subByOrigin.containsKey(originId)) {
+            return;
+        }
+        String key = d.destination() + "\u0000" + d.selector() + "\u0000"
+                + (config.conduitSubscriptions() ? String.join(",", d.path()) : originId);
+        NetworkSub ns = subs.get(key);
+        if (ns != null && (ns.draining || ns.unsubscribed)) {
+            ns = null; // a new subscription replaces one that is going away
+        }
+        boolean fresh = ns == null;
+        if (fresh) {
+            ns = new NetworkSub(key, d.destination(), d.selector(), d.path(), originId);
+            subs.put(key, ns);
+        }
+        ns.members.add(originId);
+        subByOrigin.put(originId, ns);
+        if (fresh) {
+            subscribe(ns);
         }
     }
 
-    /** Leaves {@code originId}'s subscription; the last member's leaving unsubscribes it once nothing is in flight. */
+    /** Leaves {@code originId}'s subscription; the last member out unsubscribes once nothing is in flight (under this lock). */
     private void deactivate(String originId) {
-        synchronized (this) {
-            NetworkSub ns = subByOrigin.remove(originId);
-            if (ns == null) {
-                return;
-            }
-            ns.members.remove(originId);
-            if (ns.members.isEmpty()) {
-                ns.draining = true;
-                if (ns.inflight == 0) {
-                    unsubscribe(ns);
-                }
+        NetworkSub ns = subByOrigin.remove(originId);
+        if (ns == null) {
+            return;
+        }
+        ns.members.remove(originId);
+        if (ns.members.isEmpty()) {
+            ns.draining = true;
+            if (ns.inflight == 0) {
+                unsubscribe(ns);
             }
         }
     }
@@ -659,7 +653,7 @@ public final class Direction implements DemandRegistry.Route {
         }
         FederationBridge.timers().schedule(() -> {
             for (String o : members) {
-                activate(o);
+                reconcile(o); // still this route's, and the bridge still running?
             }
         }, wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
