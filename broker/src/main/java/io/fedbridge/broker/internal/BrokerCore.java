@@ -109,7 +109,7 @@ public final class BrokerCore {
             BrokerMessage m = BrokerMessage.fromStored(stored);
             String fedId = m.headers.get(io.fedbridge.core.FederationHeaders.FEDERATION_ID);
             if (fedId != null) {
-                dedupe.recovered(fedId);
+                dedupe.recovered(fedId, m.headers.get(io.fedbridge.core.FederationHeaders.REPLAYS) != null);
             }
             memory.reserve(m.size);
             q.enqueue(new QueueEntry(m, key, stored.redeliveryCount()));
@@ -230,7 +230,16 @@ public final class BrokerCore {
      * for persistent messages) and fails with the reason if it is rejected or cannot be stored.
      */
     CompletableFuture<Void> route(String destination, StompHeaders headers, byte[] body) {
+        return route(destination, headers, body, null);
+    }
+
+    /** {@code fingerprint}: of the message's federation id, if the caller took it already; else null. */
+    private CompletableFuture<Void> route(String destination, StompHeaders headers, byte[] body,
+                                          BoundedIdSet.Fingerprint fingerprint) {
         BrokerMessage m = newMessage(destination, headers, body);
+        if (fingerprint != null) {
+            m.fingerprint(fingerprint);
+        }
         if (Destinations.isTopic(destination)) {
             List<TopicRegistry.Registration> targets = topics.matching(destination, headers);
             for (TopicRegistry.Registration r : targets) {
@@ -286,28 +295,29 @@ public final class BrokerCore {
         }
         String replays = headers.get(io.fedbridge.core.FederationHeaders.REPLAYS);
         boolean persistentMessage = "true".equals(headers.get(StompHeaders.PERSISTENT));
+        BoundedIdSet.Fingerprint claimed;
+        BoundedIdSet.Fingerprint ofMessage = null;
         if (replays != null) {
             // A replay is a new delivery of the same message (its resends are not): its key has the count. But if a
             // local consumer here took a copy already, this one is a duplicate of that copy.
-            String base = fedId;
-            fedId = fedId + "#r" + replays;
-            if (!dedupe.claimReplay(fedId, base)) {
-                return DUPLICATE;
-            }
-        } else if (!dedupe.claim(fedId, persistentMessage)) {
+            claimed = dedupe.claimReplay(fedId + "#r" + replays, fedId);
+        } else {
+            claimed = dedupe.claim(fedId);
+            ofMessage = claimed; // the key is the message's own id: its fingerprint is taken once
+        }
+        if (claimed == null) {
             return DUPLICATE;
         }
-        String key = fedId;
-        CompletableFuture<Void> f = route(destination, headers, body);
+        CompletableFuture<Void> f = route(destination, headers, body, ofMessage);
         if (f.isDone() && !f.isCompletedExceptionally()) {
-            dedupe.accepted(key, persistentMessage);
+            dedupe.accepted(claimed, persistentMessage);
             return f;
         }
         return f.whenComplete((v, e) -> {
             if (e == null) {
-                dedupe.accepted(key, persistentMessage);
+                dedupe.accepted(claimed, persistentMessage);
             } else {
-                dedupe.failed(key);
+                dedupe.failed(claimed);
             }
         });
     }

@@ -98,6 +98,11 @@ final class BrokerMessage {
         }
     }
 
+    /** Hands over the fingerprint of the federation id, taken already (before the message is shared). */
+    void fingerprint(BoundedIdSet.Fingerprint f) {
+        fingerprint = f;
+    }
+
     /** The fingerprint of the federation id (which must not be null). */
     BoundedIdSet.Fingerprint fingerprint() {
         BoundedIdSet.Fingerprint f = fingerprint;

@@ -1,9 +1,9 @@
 package io.fedbridge.broker.internal;
 
 import io.fedbridge.broker.store.DedupeLog;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 
 /**
  * Drops a SEND whose federation id this broker already accepted, so a bridge's or a client's resend after a
@@ -46,8 +46,8 @@ final class FederationDedupe {
     private final long[] batchHigh = new long[4096];
     private final long[] batchLow = new long[4096];
     private final boolean[] batchConsumed = new boolean[4096];
-    /** Ids claimed and not yet accepted or failed, with their fingerprints (taken once per message). */
-    private final Map<String, BoundedIdSet.Fingerprint> inFlight = new HashMap<>();
+    /** Fingerprints of ids claimed and not yet accepted or failed. */
+    private final Set<BoundedIdSet.Fingerprint> inFlight = new HashSet<>();
     private final BoundedIdSet recent;
     /**
      * Federation ids of queue messages a local consumer (not a bridge) acknowledged here. A copy of such a message
@@ -56,6 +56,12 @@ final class FederationDedupe {
      */
     private final BoundedIdSet consumed;
     private long duplicates;
+    /**
+     * Whether two copies of one message can ever have waited on a queue here: only replays make a second copy with a
+     * new key (a resend keeps its key, and {@link #claim} drops it while {@link #recent} holds it), so until a replay is claimed or recovered no
+     * delivery needs {@link #wasConsumedLocally}'s lookup. Never goes back to false.
+     */
+    private volatile boolean copiesPossible;
     /** Set once {@link #close} has written and committed everything. */
     private volatile boolean closed;
 
@@ -83,32 +89,27 @@ final class FederationDedupe {
         writer.scheduleWithFixedDelay(this::commit, COMMIT_EVERY_MILLIS, COMMIT_EVERY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
-    /** Claims {@code id} for a message about to be accepted; false if it is a duplicate. */
-    synchronized boolean claim(String id, boolean persistentMessage) {
-        if (inFlight.containsKey(id)) {
-            duplicates++;
-            return false;
-        }
+    /**
+     * Claims {@code id} for a message about to be accepted: its fingerprint, to hand to {@link #accepted} or
+     * {@link #failed} (and to the message, which then need not take it again); null if it is a duplicate.
+     */
+    synchronized BoundedIdSet.Fingerprint claim(String id) {
         BoundedIdSet.Fingerprint f = BoundedIdSet.fingerprint(id);
-        if (recent.contains(f)) {
+        if (inFlight.contains(f) || recent.contains(f)) {
             duplicates++;
-            return false;
+            return null;
         }
-        inFlight.put(id, f);
-        return true;
+        inFlight.add(f);
+        return f;
     }
 
     /**
-     * The message with {@code id} is accepted (stored, if persistent); persistent ones are also remembered on disk
+     * The message claimed as {@code f} is accepted (stored, if persistent); persistent ones are also remembered on disk
      * (a non-persistent message does not outlive a restart, so there is nothing to recognise after one).
      */
-    void accepted(String id, boolean persistentMessage) {
-        BoundedIdSet.Fingerprint f;
+    void accepted(BoundedIdSet.Fingerprint f, boolean persistentMessage) {
         synchronized (this) {
-            f = inFlight.remove(id);
-            if (f == null) {
-                f = BoundedIdSet.fingerprint(id);
-            }
+            inFlight.remove(f);
             recent.add(f);
         }
         if (persistentMessage && writer != null) {
@@ -197,15 +198,19 @@ final class FederationDedupe {
     }
 
     /**
-     * Claims a replay ({@code key} = id + replay count) of the message {@code id}: false if this replay was taken
-     * already, or if a local consumer here already acknowledged a copy of the message.
+     * Claims a replay ({@code key} = id + replay count) of the message {@code id}, as {@link #claim} does: null if this
+     * replay was taken already, or if a local consumer here already acknowledged a copy of the message.
      */
-    synchronized boolean claimReplay(String key, String id) {
+    synchronized BoundedIdSet.Fingerprint claimReplay(String key, String id) {
         if (consumed.contains(id)) {
             duplicates++;
-            return false;
+            return null;
         }
-        return claim(key, false);
+        BoundedIdSet.Fingerprint f = claim(key);
+        if (f != null) {
+            copiesPossible = true;
+        }
+        return f;
     }
 
     /**
@@ -223,8 +228,14 @@ final class FederationDedupe {
     }
 
     /** Whether a local consumer here acknowledged a copy of {@code m}: another copy must not be delivered. */
-    synchronized boolean wasConsumedLocally(BrokerMessage m) {
-        return consumed.contains(m.fingerprint());
+    boolean wasConsumedLocally(BrokerMessage m) {
+        if (!copiesPossible) {
+            return false;
+        }
+        BoundedIdSet.Fingerprint f = m.fingerprint();
+        synchronized (this) {
+            return consumed.contains(f);
+        }
     }
 
     /** A copy of a consumed message was dropped before delivery. */
@@ -232,14 +243,15 @@ final class FederationDedupe {
         duplicates++;
     }
 
-    /** The message with {@code id} was not accepted after all: a resend must get through. */
-    synchronized void failed(String id) {
-        inFlight.remove(id);
+    /** The message claimed as {@code f} was not accepted after all: a resend must get through. */
+    synchronized void failed(BoundedIdSet.Fingerprint f) {
+        inFlight.remove(f);
     }
 
-    /** Learned from a message recovered from the journal. */
-    synchronized void recovered(String id) {
+    /** Learned from a message recovered from the journal; {@code replay}: it is a replay, so copies may wait here. */
+    synchronized void recovered(String id, boolean replay) {
         recent.add(id);
+        copiesPossible |= replay;
     }
 
     /** Learned from the journal's record of a removed message: accepted here, and maybe taken by a local consumer. */

@@ -16,11 +16,13 @@ import io.fedbridge.core.StompHeaders;
 import io.fedbridge.core.Subscription;
 import io.fedbridge.core.SubscriptionRequest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two copies of one message can exist in a federation: a bridge's forward whose receipt died with the link (the
@@ -69,16 +71,36 @@ class MessageCopiesIT extends BrokerTestSupport {
         peer.sendForReceipt(replay("/queue/two", "producer-1:9", 2)).get(10, TimeUnit.SECONDS);
         assertThat(b.queue("/queue/two").pending()).isEqualTo(2);
 
+        assertOnlyOneCopyDelivered(b, "/queue/two", "copy of producer-1:9");
+    }
+
+    /** A consumer of {@code queue}, where two copies of one message wait, gets {@code body} once, and nothing else. */
+    private void assertOnlyOneCopyDelivered(Broker b, String queue, String body) throws Exception {
         List<String> got = new CopyOnWriteArrayList<>();
-        Subscription sub = connect(b, "tcp").subscribeAndWait(SubscriptionRequest.builder("/queue/two")
+        Subscription sub = connect(b, "tcp").subscribeAndWait(SubscriptionRequest.builder(queue)
                 .ackMode(AckMode.CLIENT_INDIVIDUAL).prefetch(1).build(), null, WAIT);
         ReceivedMessage m = sub.receive(WAIT);
         got.add(m.bodyAsString());
         m.ack();
-        await("the second copy is dropped, not delivered").atMost(WAIT).until(() -> b.queue("/queue/two").pending() == 0
-                && b.queue("/queue/two").inflight() == 0);
+        await("the second copy is dropped, not delivered").atMost(WAIT).until(() -> b.queue(queue).pending() == 0
+                && b.queue(queue).inflight() == 0);
         assertThat(sub.receive(Duration.ofMillis(300))).isNull();
-        assertThat(got).containsExactly("copy of producer-1:9");
+        assertThat(got).containsExactly(body);
+    }
+
+    @Test
+    void shouldNotDeliverASecondRecoveredCopyOnceTheFirstWasConsumedAfterARestart(@TempDir Path data) throws Exception {
+        // The two copies wait in the journal; after the restart no replay has been claimed yet, but they are there.
+        Broker before = Broker.start(BrokerConfig.builder("copies-restart").listen("tcp://127.0.0.1:0").dataDirectory(data).build());
+        StompConnection peer = StompConnection.connect(before.connectUris().get(0));
+        peer.sendForReceipt(replay("/queue/two", "producer-1:11", 1)).get(10, TimeUnit.SECONDS);
+        peer.sendForReceipt(replay("/queue/two", "producer-1:11", 2)).get(10, TimeUnit.SECONDS);
+        peer.close();
+        before.close();
+
+        Broker b = startBroker(BrokerConfig.builder("copies-restart").dataDirectory(data));
+        assertThat(b.queue("/queue/two").pending()).isEqualTo(2);
+        assertOnlyOneCopyDelivered(b, "/queue/two", "copy of producer-1:11");
     }
 
     @Test
