@@ -76,7 +76,7 @@ public final class Broker implements AutoCloseable {
         this.boss = io.fedbridge.core.internal.Transports.newEventLoopGroup(1,
                 new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"));
         // Sockets and vm:// connections on the same loops: the broker's bridges run here too (addNetworkConnector).
-        this.workers = io.fedbridge.core.internal.Transports.newEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+        this.workers = io.fedbridge.core.internal.Transports.newEventLoopGroup(config.ioThreads(),
                 new DefaultThreadFactory("fedbridge-" + config.name() + "-io"));
         try {
             LoadedLog dedupe = openDedupeWindow(config);

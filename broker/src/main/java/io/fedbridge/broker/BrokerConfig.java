@@ -36,21 +36,32 @@ import java.util.regex.Pattern;
  * @param inDoubtHold      how long a message a bridge forwarded without the peer's receipt (the link or the peer died)
  *                         goes only back to that peer, whose dedupe settles it if it had stored the message; after it,
  *                         any consumer may take it. Default 10 s (long enough for a broker restart); ZERO = no hold
+ * @param ioThreads        event loops for the broker's connections, its bridges included; 0 (default) = half the
+ *                         processors, at least one (see {@link #defaultIoThreads()})
  */
 public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                            Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                            List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
-                           Duration inDoubtHold) {
+                           Duration inDoubtHold, int ioThreads) {
 
     /** The default in-doubt hold: long enough for a broker restart or a link reconnect. */
     public static final Duration DEFAULT_IN_DOUBT_HOLD = Duration.ofSeconds(10);
+
+    /** A configuration with the default number of I/O threads. */
+    public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
+                        Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
+                        List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
+                        Duration inDoubtHold) {
+        this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
+                networkConnectors, security, inDoubtHold, 0);
+    }
 
     /** A configuration with the default in-doubt hold. */
     public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                         Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                         List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security) {
         this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
-                networkConnectors, security, null);
+                networkConnectors, security, null, 0);
     }
 
     /** An open broker's configuration, as before security existed. */
@@ -58,7 +69,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
                         Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                         List<DestinationPolicy> policies, List<String> networkConnectors) {
         this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
-                networkConnectors, null, null);
+                networkConnectors, null, null, 0);
     }
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -109,6 +120,26 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         if (inDoubtHold.isNegative()) {
             throw new IllegalArgumentException("inDoubtHold must be >= 0, but was " + inDoubtHold);
         }
+        if (ioThreads == 0) {
+            ioThreads = defaultIoThreads();
+        }
+        if (ioThreads < 0 || ioThreads > MAX_IO_THREADS) {
+            throw new IllegalArgumentException("ioThreads must be 1-" + MAX_IO_THREADS + " (0 = the default, "
+                    + defaultIoThreads() + " here), but was " + ioThreads);
+        }
+    }
+
+    /** The most I/O threads a broker may have. */
+    public static final int MAX_IO_THREADS = 1024;
+
+    /**
+     * The default number of I/O threads: half the processors, at least one. A message crosses two connections in a
+     * broker (in from a producer or a bridge, out to a consumer or a bridge); when they run on different threads, the
+     * message waits for the second to wake up. Fewer threads than processors keep more such pairs on one thread, and
+     * leave processors for the clients and the other brokers on the machine. Measured on 2 cores: see the README.
+     */
+    public static int defaultIoThreads() {
+        return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     }
 
     /** As a record prints itself, but with every secret in listener and network-connector URIs masked. */
@@ -117,7 +148,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         return "BrokerConfig[name=" + name + ", listeners=" + masked(listeners) + ", dataDirectory=" + dataDirectory
                 + ", limits=" + limits + ", heartBeat=" + heartBeat + ", memoryLimit=" + memoryLimit + ", defaultPrefetch="
                 + defaultPrefetch + ", durability=" + durability + ", policies=" + policies + ", networkConnectors="
-                + masked(networkConnectors) + ", security=" + security + ", inDoubtHold=" + inDoubtHold + "]";
+                + masked(networkConnectors) + ", security=" + security + ", inDoubtHold=" + inDoubtHold + ", ioThreads=" + ioThreads + "]";
     }
 
     private static List<String> masked(List<String> uris) {
@@ -153,6 +184,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         b.networkConnectors.addAll(networkConnectors);
         b.security = security;
         b.inDoubtHold = inDoubtHold;
+        b.ioThreads = ioThreads;
         return b;
     }
 
@@ -169,6 +201,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         private final List<DestinationPolicy> policies = new ArrayList<>();
         private final List<String> networkConnectors = new ArrayList<>();
         private SecurityConfig security;
+        private int ioThreads;
 
         private Builder(String name) {
             this.name = name;
@@ -246,9 +279,15 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** See {@link BrokerConfig#ioThreads()}; 0 = the default. */
+        public Builder ioThreads(int ioThreads) {
+            this.ioThreads = ioThreads;
+            return this;
+        }
+
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
-                    durability, policies, networkConnectors, security, inDoubtHold);
+                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads);
         }
     }
 }

@@ -140,6 +140,10 @@ public final class BrokerConfigFile {
                 Duration hold = v.duration();
                 return b -> b.inDoubtHold(hold);
             }),
+            new BrokerKey("ioThreads", false, (v, p) -> {
+                int threads = v.integer();
+                return b -> b.ioThreads(threads);
+            }),
             new BrokerKey("defaultPrefetch", false, (v, p) -> {
                 int prefetch = v.integer();
                 return b -> b.defaultPrefetch(prefetch);

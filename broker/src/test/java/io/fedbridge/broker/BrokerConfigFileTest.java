@@ -168,9 +168,23 @@ class BrokerConfigFileTest {
     }
 
     @Test
+    void shouldReadTheIoThreadsAndRejectANumberOutOfRange() {
+        assertThat(build("name = A\n").ioThreads()).isEqualTo(BrokerConfig.defaultIoThreads())
+                .isEqualTo(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
+        assertThat(build("name = A\nioThreads = 3\n").ioThreads()).isEqualTo(3);
+        assertThat(build("name = A\nioThreads = 0\n").ioThreads()).isEqualTo(BrokerConfig.defaultIoThreads());
+        assertThatThrownBy(() -> build("name = A\nioThreads = many\n")).hasMessageContaining("broker.conf:2")
+                .hasMessageContaining("ioThreads").hasMessageContaining("many");
+        assertThatThrownBy(() -> BrokerConfig.builder("A").ioThreads(-1).build())
+                .hasMessage("ioThreads must be 1-1024 (0 = the default, " + BrokerConfig.defaultIoThreads() + " here), but was -1");
+        assertThatThrownBy(() -> BrokerConfig.builder("A").ioThreads(1025).build()).hasMessageContaining("but was 1025");
+        assertThat(BrokerConfig.builder("A").ioThreads(2).build().toBuilder().build().ioThreads()).isEqualTo(2);
+    }
+
+    @Test
     void shouldListTheKeysInDocumentationOrder() {
         assertThat(BrokerConfigFile.brokerKeys()).containsExactly("name", "listen", "data", "durability", "memoryLimit",
-                "heartBeat", "inDoubtHold", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength", "network");
+                "heartBeat", "inDoubtHold", "ioThreads", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength", "network");
         assertThat(BrokerConfigFile.policyKeys()).containsExactly("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
                 "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
                 "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly");
@@ -200,6 +214,7 @@ class BrokerConfigFileTest {
                 "networkConnectors", List.of("network")));
         keysByComponent.put("security", List.of()); // the [security] section
         keysByComponent.put("inDoubtHold", List.of("inDoubtHold"));
+        keysByComponent.put("ioThreads", List.of("ioThreads"));
 
         assertThat(Arrays.stream(BrokerConfig.class.getRecordComponents()).map(RecordComponent::getName))
                 .containsExactlyInAnyOrderElementsOf(keysByComponent.keySet());
@@ -356,7 +371,7 @@ class BrokerConfigFileTest {
                 """))
                 .isInstanceOf(ConfigFileException.class)
                 .hasMessage("broker.conf:7: unknown key 'memoryLimt'; valid keys are: data, defaultPrefetch, durability, "
-                        + "heartBeat, inDoubtHold, listen, maxFrameSize, maxHeaderLength, maxHeaders, memoryLimit, name, network; "
+                        + "heartBeat, inDoubtHold, ioThreads, listen, maxFrameSize, maxHeaderLength, maxHeaders, memoryLimit, name, network; "
                         + "did you mean 'memoryLimit'?")
                 .satisfies(e -> {
                     ConfigFileException cfe = (ConfigFileException) e;
