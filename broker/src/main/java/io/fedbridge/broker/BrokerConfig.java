@@ -137,10 +137,27 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
      * broker (in from a producer or a bridge, out to a consumer or a bridge); when they run on different threads, the
      * message waits for the second to wake up. Fewer threads than processors keep more such pairs on one thread, and
      * leave processors for the clients and the other brokers on the machine. Measured on 2 cores: see the README.
+     * The system property {@value #IO_THREADS_PROPERTY}, when set, replaces this default.
      */
     public static int defaultIoThreads() {
-        return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+        String set = System.getProperty(IO_THREADS_PROPERTY);
+        if (set == null) {
+            return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+        }
+        try {
+            int n = Integer.parseInt(set.trim());
+            if (n >= 1 && n <= MAX_IO_THREADS) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("system property " + IO_THREADS_PROPERTY + " must be 1-" + MAX_IO_THREADS
+                + ", but was '" + set + "'");
     }
+
+    /** The JVM system property that, when set, is {@link #defaultIoThreads()}: e.g. to compare settings in benchmarks. */
+    public static final String IO_THREADS_PROPERTY = "fedbridge.ioThreads";
 
     /** As a record prints itself, but with every secret in listener and network-connector URIs masked. */
     @Override

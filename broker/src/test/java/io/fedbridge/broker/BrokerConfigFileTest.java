@@ -182,6 +182,25 @@ class BrokerConfigFileTest {
     }
 
     @Test
+    void shouldTakeTheDefaultIoThreadsFromTheSystemPropertyWhenSet() {
+        String before = System.getProperty(BrokerConfig.IO_THREADS_PROPERTY);
+        try {
+            System.setProperty(BrokerConfig.IO_THREADS_PROPERTY, "5");
+            assertThat(build("name = A\n").ioThreads()).isEqualTo(5);
+            assertThat(build("name = A\nioThreads = 2\n").ioThreads()).as("the configuration wins").isEqualTo(2);
+            System.setProperty(BrokerConfig.IO_THREADS_PROPERTY, "lots");
+            assertThatThrownBy(() -> BrokerConfig.ofDefaults("A"))
+                    .hasMessage("system property fedbridge.ioThreads must be 1-1024, but was 'lots'");
+        } finally {
+            if (before == null) {
+                System.clearProperty(BrokerConfig.IO_THREADS_PROPERTY);
+            } else {
+                System.setProperty(BrokerConfig.IO_THREADS_PROPERTY, before);
+            }
+        }
+    }
+
+    @Test
     void shouldListTheKeysInDocumentationOrder() {
         assertThat(BrokerConfigFile.brokerKeys()).containsExactly("name", "listen", "data", "durability", "memoryLimit",
                 "heartBeat", "inDoubtHold", "ioThreads", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength", "network");
