@@ -24,13 +24,8 @@ final class BoundedIdSet {
     private final long[] low;
     private int oldest;
     private int size;
-    /**
-     * Open addressing (linear probing), at most half full: entry {@code i} is the fingerprint itself, high at
-     * {@code 2i}, low at {@code 2i+1}, so a probe touches one cache line; (0, 0) marks an empty entry (a fingerprint
-     * that is (0, 0) is kept as (0, 1)).
-     */
-    private final long[] table;
-    private final int mask;
+    /** The same fingerprints, for lookups; sized so that it never grows. */
+    private final FingerprintSet set;
 
     BoundedIdSet(int capacity) {
         if (capacity < 1) {
@@ -39,9 +34,7 @@ final class BoundedIdSet {
         this.capacity = capacity;
         this.high = new long[capacity];
         this.low = new long[capacity];
-        int tableSize = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1;
-        this.table = new long[2 * tableSize];
-        this.mask = tableSize - 1;
+        this.set = new FingerprintSet(capacity);
     }
 
     boolean contains(String id) {
@@ -49,7 +42,7 @@ final class BoundedIdSet {
     }
 
     boolean contains(Fingerprint f) {
-        return find(f.high(), f.low()) >= 0;
+        return set.contains(f.high(), f.low());
     }
 
     /** Adds {@code id} (forgetting the oldest if full); returns false, and changes nothing, if it is held already. */
@@ -63,73 +56,24 @@ final class BoundedIdSet {
 
     /** Adds the id whose fingerprint is {@code h}, {@code l} (as {@link #fingerprint} gives it). */
     boolean add(long h, long l) {
-        if (h == 0 && l == 0) {
-            l = 1;
-        }
-        if (find(h, l) >= 0) {
+        if (set.contains(h, l)) {
             return false;
         }
         if (size == capacity) {
-            removeOldest();
+            set.remove(high[oldest], low[oldest]);
+            oldest = (oldest + 1) % capacity;
+            size--;
         }
         int slot = (oldest + size) % capacity;
         high[slot] = h;
         low[slot] = l;
         size++;
-        int i = home(h);
-        while (!empty(i)) {
-            i = (i + 1) & mask;
-        }
-        table[2 * i] = h;
-        table[2 * i + 1] = l;
+        set.addAbsent(h, l);
         return true;
     }
 
     int size() {
         return size;
-    }
-
-    private boolean empty(int i) {
-        return table[2 * i] == 0 && table[2 * i + 1] == 0;
-    }
-
-    /** The table index holding the fingerprint, or -1. */
-    private int find(long h, long l) {
-        if (h == 0 && l == 0) {
-            l = 1;
-        }
-        for (int i = home(h); ; i = (i + 1) & mask) {
-            long th = table[2 * i];
-            long tl = table[2 * i + 1];
-            if (th == h && tl == l) {
-                return i;
-            }
-            if (th == 0 && tl == 0) {
-                return -1;
-            }
-        }
-    }
-
-    private void removeOldest() {
-        int gap = find(high[oldest], low[oldest]);
-        oldest = (oldest + 1) % capacity;
-        size--;
-        // Backward-shift deletion: pull later entries of the probe run into the gap, so no lookup stops early.
-        for (int j = (gap + 1) & mask; !empty(j); j = (j + 1) & mask) {
-            int home = home(table[2 * j]);
-            boolean canMove = gap <= j ? home <= gap || home > j : home <= gap && home > j;
-            if (canMove) {
-                table[2 * gap] = table[2 * j];
-                table[2 * gap + 1] = table[2 * j + 1];
-                gap = j;
-            }
-        }
-        table[2 * gap] = 0;
-        table[2 * gap + 1] = 0;
-    }
-
-    private int home(long h) {
-        return (int) (h ^ (h >>> 32)) & mask;
     }
 
     /** A 128-bit fingerprint of an id. */

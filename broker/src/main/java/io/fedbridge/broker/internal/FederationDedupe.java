@@ -1,9 +1,7 @@
 package io.fedbridge.broker.internal;
 
 import io.fedbridge.broker.store.DedupeLog;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Drops a SEND whose federation id this broker already accepted, so a bridge's or a client's resend after a
@@ -46,8 +44,8 @@ final class FederationDedupe {
     private final long[] batchHigh = new long[4096];
     private final long[] batchLow = new long[4096];
     private final boolean[] batchConsumed = new boolean[4096];
-    /** Fingerprints of ids claimed and not yet accepted or failed. */
-    private final Set<BoundedIdSet.Fingerprint> inFlight = new HashSet<>();
+    /** Fingerprints of ids claimed and not yet accepted or failed (no allocation per message, unlike a HashSet). */
+    private final FingerprintSet inFlight = new FingerprintSet(1024);
     private final BoundedIdSet recent;
     /**
      * Federation ids of queue messages a local consumer (not a bridge) acknowledged here. A copy of such a message
@@ -58,8 +56,8 @@ final class FederationDedupe {
     private long duplicates;
     /**
      * Whether two copies of one message can ever have waited on a queue here: only replays make a second copy with a
-     * new key (a resend keeps its key, and {@link #claim} drops it while {@link #recent} holds it), so until a replay is claimed or recovered no
-     * delivery needs {@link #wasConsumedLocally}'s lookup. Never goes back to false.
+     * new key (a resend keeps its key, and {@link #claim} drops it while {@link #recent} holds it), so until a replay
+     * is claimed or recovered no delivery needs {@link #wasConsumedLocally}'s lookup. Never goes back to false.
      */
     private volatile boolean copiesPossible;
     /** Set once {@link #close} has written and committed everything. */
@@ -95,11 +93,11 @@ final class FederationDedupe {
      */
     synchronized BoundedIdSet.Fingerprint claim(String id) {
         BoundedIdSet.Fingerprint f = BoundedIdSet.fingerprint(id);
-        if (inFlight.contains(f) || recent.contains(f)) {
+        if (inFlight.contains(f.high(), f.low()) || recent.contains(f)) {
             duplicates++;
             return null;
         }
-        inFlight.add(f);
+        inFlight.addAbsent(f.high(), f.low());
         return f;
     }
 
@@ -109,7 +107,7 @@ final class FederationDedupe {
      */
     void accepted(BoundedIdSet.Fingerprint f, boolean persistentMessage) {
         synchronized (this) {
-            inFlight.remove(f);
+            inFlight.remove(f.high(), f.low());
             recent.add(f);
         }
         if (persistentMessage && writer != null) {
@@ -245,7 +243,7 @@ final class FederationDedupe {
 
     /** The message claimed as {@code f} was not accepted after all: a resend must get through. */
     synchronized void failed(BoundedIdSet.Fingerprint f) {
-        inFlight.remove(f);
+        inFlight.remove(f.high(), f.low());
     }
 
     /** Learned from a message recovered from the journal; {@code replay}: it is a replay, so copies may wait here. */
