@@ -36,8 +36,8 @@ import java.util.regex.Pattern;
  * @param inDoubtHold      how long a message a bridge forwarded without the peer's receipt (the link or the peer died)
  *                         goes only back to that peer, whose dedupe settles it if it had stored the message; after it,
  *                         any consumer may take it. Default 10 s (long enough for a broker restart); ZERO = no hold
- * @param ioThreads        event loops for the broker's connections, its bridges included; 0 (default) = half the
- *                         processors, at least one (see {@link #defaultIoThreads()})
+ * @param ioThreads        event loops for the broker's connections, its bridges included; 0 (default) = one per
+ *                         processor (see {@link #defaultIoThreads()})
  */
 public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                            Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
@@ -133,16 +133,15 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
     public static final int MAX_IO_THREADS = 1024;
 
     /**
-     * The default number of I/O threads: half the processors, at least one. A message crosses two connections in a
-     * broker (in from a producer or a bridge, out to a consumer or a bridge); when they run on different threads, the
-     * message waits for the second to wake up. Fewer threads than processors keep more such pairs on one thread, and
-     * leave processors for the clients and the other brokers on the machine. Measured on 2 cores: see the README.
-     * The system property {@value #IO_THREADS_PROPERTY}, when set, replaces this default.
+     * The default number of I/O threads: one per processor. Fewer keep more of the two connections a message crosses in
+     * a broker on one thread (no wait for a second thread to wake up): on 2 cores one thread gave a lower median
+     * latency at 1,000 msg/s, but two forwarded about 20% more messages per second. The system property
+     * {@value #IO_THREADS_PROPERTY}, when set, replaces this default.
      */
     public static int defaultIoThreads() {
         String set = System.getProperty(IO_THREADS_PROPERTY);
         if (set == null) {
-            return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+            return Runtime.getRuntime().availableProcessors();
         }
         try {
             int n = Integer.parseInt(set.trim());

@@ -170,7 +170,7 @@ class BrokerConfigFileTest {
     @Test
     void shouldReadTheIoThreadsAndRejectANumberOutOfRange() {
         assertThat(build("name = A\n").ioThreads()).isEqualTo(BrokerConfig.defaultIoThreads())
-                .isEqualTo(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
+                .isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(build("name = A\nioThreads = 3\n").ioThreads()).isEqualTo(3);
         assertThat(build("name = A\nioThreads = 0\n").ioThreads()).isEqualTo(BrokerConfig.defaultIoThreads());
         assertThatThrownBy(() -> build("name = A\nioThreads = many\n")).hasMessageContaining("broker.conf:2")
