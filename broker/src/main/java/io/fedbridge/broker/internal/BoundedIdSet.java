@@ -1,8 +1,9 @@
 package io.fedbridge.broker.internal;
 
 /**
- * An insertion-ordered set of at most {@code capacity} ids that forgets the oldest beyond that, kept as 128-bit
- * fingerprints in arrays allocated once. Adding an id allocates nothing.
+ * An insertion-ordered set of at most {@code capacity} ids that forgets the oldest beyond that, kept as 127-bit
+ * fingerprints in arrays allocated once, each id with a mark that can be set ({@link #mark}). Adding an id allocates
+ * nothing.
  *
  * <p>Why not a {@code LinkedHashMap}: a dedupe window of 100,000 ids that turns over in a minute or two is the worst
  * case for a generational collector. Every entry outlives many young collections and is copied at each one until
@@ -12,7 +13,7 @@ package io.fedbridge.broker.internal;
  * nothing to copy or scan.
  *
  * <p>Two different ids are taken for the same one only if both 64-bit halves of their fingerprints collide: with
- * 100,000 ids held, about one chance in 10^28 per lookup.
+ * 100,000 ids held, about one chance in 10^28 per lookup (one bit of the low half is the mark).
  *
  * <p>Not thread-safe.
  */
@@ -70,6 +71,29 @@ final class BoundedIdSet {
         size++;
         set.addAbsent(h, l);
         return true;
+    }
+
+    /**
+     * Marks the id whose fingerprint is {@code f}, adding it first if it is not held. A mark lives as long as its id
+     * is held.
+     */
+    void mark(Fingerprint f) {
+        mark(f.high(), f.low());
+    }
+
+    void mark(long h, long l) {
+        if (!set.mark(h, l)) {
+            add(h, l);
+            set.mark(h, l);
+        }
+    }
+
+    boolean isMarked(String id) {
+        return isMarked(fingerprint(id));
+    }
+
+    boolean isMarked(Fingerprint f) {
+        return set.isMarked(f.high(), f.low());
     }
 
     int size() {

@@ -46,13 +46,14 @@ final class FederationDedupe {
     private final boolean[] batchConsumed = new boolean[4096];
     /** Fingerprints of ids claimed and not yet accepted or failed (no allocation per message, unlike a HashSet). */
     private final FingerprintSet inFlight = new FingerprintSet(1024);
-    private final BoundedIdSet recent;
     /**
-     * Federation ids of queue messages a local consumer (not a bridge) acknowledged here. A copy of such a message
-     * that turns up later - a replay of a copy another broker holds (the sender's receipt was lost in a crash, or a
-     * producer's resend after failover made a second one) - is a duplicate, though its replay count makes its key new.
+     * Ids accepted here. Those of queue messages a local consumer (not a bridge) acknowledged here are marked: a copy
+     * of such a message that turns up later - a replay of a copy another broker holds (the sender's receipt was lost
+     * in a crash, or a producer's resend after failover made a second one) - is a duplicate, though its replay count
+     * makes its key new. One table for both: a consumed message costs a mark on the entry its acceptance made, not an
+     * entry (and an eviction) in a second table, whose random probes were most of the dedupe's time.
      */
-    private final BoundedIdSet consumed;
+    private final BoundedIdSet recent;
     private long duplicates;
     /**
      * Whether two copies of one message can ever have waited on a queue here: only replays make a second copy with a
@@ -70,7 +71,6 @@ final class FederationDedupe {
     FederationDedupe(int capacity, DedupeLog persistent, List<DedupeLog.Fingerprint> known) {
         this.persistent = persistent;
         this.recent = new BoundedIdSet(capacity);
-        this.consumed = new BoundedIdSet(capacity);
         if (persistent == null) {
             this.writer = null;
             return;
@@ -200,7 +200,7 @@ final class FederationDedupe {
      * replay was taken already, or if a local consumer here already acknowledged a copy of the message.
      */
     synchronized BoundedIdSet.Fingerprint claimReplay(String key, String id) {
-        if (consumed.contains(id)) {
+        if (recent.isMarked(id)) {
             duplicates++;
             return null;
         }
@@ -218,7 +218,7 @@ final class FederationDedupe {
     void consumedLocally(BrokerMessage m) {
         BoundedIdSet.Fingerprint f = m.fingerprint();
         synchronized (this) {
-            consumed.add(f);
+            recent.mark(f);
         }
         if (m.persistent && writer != null) {
             enqueue(f, true); // one write with the accepted id if that still waits, else a write of its own
@@ -232,7 +232,7 @@ final class FederationDedupe {
         }
         BoundedIdSet.Fingerprint f = m.fingerprint();
         synchronized (this) {
-            return consumed.contains(f);
+            return recent.isMarked(f);
         }
     }
 
@@ -262,7 +262,7 @@ final class FederationDedupe {
     private void learn(long high, long low, boolean consumedHere) {
         recent.add(high, low);
         if (consumedHere) {
-            consumed.add(high, low);
+            recent.mark(high, low);
         }
     }
 

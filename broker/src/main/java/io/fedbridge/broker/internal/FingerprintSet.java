@@ -3,12 +3,16 @@ package io.fedbridge.broker.internal;
 /**
  * A hash set of 128-bit fingerprints (as {@link BoundedIdSet#fingerprint} gives them) kept inline in one array:
  * open addressing with linear probing, at most half full, entry {@code i} at {@code 2i} (high) and {@code 2i+1} (low),
- * so a probe touches one cache line. (0, 0) marks an empty entry; a fingerprint that is (0, 0) is kept as (0, 1).
- * Adding allocates only when the set doubles; removing shifts the rest of a probe run back, so no tombstones build up.
+ * so a probe touches one cache line. Each entry also carries a mark ({@link #mark}): the lowest bit of its low half,
+ * which is therefore not part of the fingerprint (127 bits are). (0, 0) marks an empty entry; a fingerprint that is
+ * (0, 0) is kept as (0, 2). Adding allocates only when the set doubles; removing shifts the rest of a probe run back,
+ * so no tombstones build up.
  *
  * <p>Not thread-safe.
  */
 final class FingerprintSet {
+
+    private static final long MARK = 1;
 
     private long[] table;
     private int mask;
@@ -26,18 +30,34 @@ final class FingerprintSet {
     }
 
     boolean contains(long h, long l) {
-        if (h == 0 && l == 0) {
-            l = 1;
+        return find(h, low(h, l)) >= 0;
+    }
+
+    /** Marks the fingerprint; false if it is not held. */
+    boolean mark(long h, long l) {
+        int i = find(h, low(h, l));
+        if (i < 0) {
+            return false;
         }
-        return find(h, l) >= 0;
+        table[2 * i + 1] |= MARK;
+        return true;
+    }
+
+    /** Whether the fingerprint is held and marked. */
+    boolean isMarked(long h, long l) {
+        int i = find(h, low(h, l));
+        return i >= 0 && (table[2 * i + 1] & MARK) != 0;
+    }
+
+    /** The low half as kept: without the mark bit, and never 0 with a high half of 0 (that is an empty entry). */
+    private static long low(long h, long l) {
+        l &= ~MARK;
+        return h == 0 && l == 0 ? 2 : l;
     }
 
     /** Adds the fingerprint; false, and nothing changes, if it is held already. */
     boolean add(long h, long l) {
-        if (h == 0 && l == 0) {
-            l = 1;
-        }
-        if (find(h, l) >= 0) {
+        if (find(h, low(h, l)) >= 0) {
             return false;
         }
         addAbsent(h, l);
@@ -46,22 +66,16 @@ final class FingerprintSet {
 
     /** Adds a fingerprint the caller knows is not held (it just looked): one probe run instead of two. */
     void addAbsent(long h, long l) {
-        if (h == 0 && l == 0) {
-            l = 1;
-        }
         if (2 * (size + 1) > mask + 1) {
             grow();
         }
-        insert(h, l);
+        insert(h, low(h, l));
         size++;
     }
 
     /** Removes the fingerprint; false if it was not held. */
     boolean remove(long h, long l) {
-        if (h == 0 && l == 0) {
-            l = 1;
-        }
-        int gap = find(h, l);
+        int gap = find(h, low(h, l));
         if (gap < 0) {
             return false;
         }
@@ -105,12 +119,12 @@ final class FingerprintSet {
         return table[2 * i] == 0 && table[2 * i + 1] == 0;
     }
 
-    /** The entry holding the (normalised) fingerprint, or -1. */
+    /** The entry holding the fingerprint (low half as {@link #low} gives it), or -1. */
     private int find(long h, long l) {
         for (int i = home(h); ; i = (i + 1) & mask) {
             long th = table[2 * i];
             long tl = table[2 * i + 1];
-            if (th == h && tl == l) {
+            if (th == h && (tl & ~MARK) == l) {
                 return i;
             }
             if (th == 0 && tl == 0) {

@@ -319,7 +319,7 @@ final class QueueDestination {
                 pendingCount--;
                 if (!c.network && sharedQueue && e.message.federationId != null
                         && core.dedupe.wasConsumedLocally(e.message)) {
-                    // another copy of a message a local consumer already took (see FederationDedupe.consumed)
+                    // another copy of a message a local consumer already took (see FederationDedupe.recent: its marks)
                     core.dedupe.countDuplicate();
                     dequeued++;
                     core.release(e, false);

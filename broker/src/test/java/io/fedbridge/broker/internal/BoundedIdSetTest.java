@@ -56,6 +56,25 @@ class BoundedIdSetTest {
     }
 
     @Test
+    void shouldKeepAMarkAsLongAsItsIdAndAddAnIdThatIsMarkedFirst() {
+        BoundedIdSet ids = new BoundedIdSet(3);
+        ids.add("m1");
+        ids.add("m2");
+        ids.mark(BoundedIdSet.fingerprint("m1"));
+        ids.mark(BoundedIdSet.fingerprint("m9")); // not held: added, marked, the newest
+        assertThat(ids.isMarked("m1")).isTrue();
+        assertThat(ids.isMarked("m2")).isFalse();
+        assertThat(ids.isMarked("m9")).isTrue();
+        assertThat(ids.add("m1")).as("a mark does not make it another id").isFalse();
+        assertThat(ids.size()).isEqualTo(3);
+
+        ids.add("m3"); // forgets m1, with its mark
+        assertThat(ids.contains("m1")).isFalse();
+        assertThat(ids.isMarked("m1")).isFalse();
+        assertThat(ids.isMarked("m9")).isTrue();
+    }
+
+    @Test
     void shouldRejectANonPositiveCapacity() {
         assertThatThrownBy(() -> new BoundedIdSet(0)).hasMessageContaining("capacity must be at least 1, was 0");
     }

@@ -17,11 +17,34 @@ class FingerprintSetTest {
         assertThat(s.add(1, 2)).isTrue();
         assertThat(s.add(1, 2)).as("held already").isFalse();
         assertThat(s.contains(1, 2)).isTrue();
-        assertThat(s.contains(1, 3)).as("same high, other low").isFalse();
+        assertThat(s.contains(1, 4)).as("same high, other low").isFalse();
+        assertThat(s.contains(1, 3)).as("the lowest bit is the mark's, not the fingerprint's").isTrue();
         assertThat(s.remove(1, 2)).isTrue();
         assertThat(s.remove(1, 2)).as("gone").isFalse();
         assertThat(s.contains(1, 2)).isFalse();
         assertThat(s.size()).isZero();
+    }
+
+    @Test
+    void shouldMarkAnEntryWithoutChangingWhatItMatches() {
+        FingerprintSet s = new FingerprintSet(4);
+        s.add(7, 8);
+        assertThat(s.mark(7, 10)).as("not held").isFalse();
+        assertThat(s.isMarked(7, 8)).isFalse();
+        assertThat(s.mark(7, 8)).isTrue();
+        assertThat(s.isMarked(7, 8)).isTrue();
+        assertThat(s.contains(7, 8)).isTrue();
+        assertThat(s.add(7, 8)).isFalse();
+        for (long i = 100; i < 200; i++) {
+            s.add(i, i); // grows: the mark moves with its entry
+        }
+        assertThat(s.isMarked(7, 8)).isTrue();
+        assertThat(s.remove(7, 8)).isTrue();
+        assertThat(s.isMarked(7, 8)).isFalse();
+        assertThat(s.contains(0, 0)).isFalse();
+        s.add(0, 0);
+        s.mark(0, 0);
+        assertThat(s.isMarked(0, 0)).isTrue();
     }
 
     @Test
@@ -55,7 +78,7 @@ class FingerprintSetTest {
         List<long[]> held = new ArrayList<>();
         for (int round = 0; round < 20_000; round++) {
             long h = ((long) random.nextInt(4) << 32) | (127 - random.nextInt(4)); // homes near the end of 128 entries
-            long l = random.nextInt(64);
+            long l = 2L * random.nextInt(64); // the lowest bit is the mark's
             if (random.nextInt(3) == 0 && !held.isEmpty()) {
                 long[] victim = held.remove(random.nextInt(held.size()));
                 assertThat(s.remove(victim[0], victim[1])).isEqualTo(reference.remove(List.of(victim[0], victim[1])));
@@ -72,7 +95,7 @@ class FingerprintSetTest {
             assertThat(s.contains(f.get(0), f.get(1))).as("held %s", f).isTrue();
         }
         for (long h = 0; h < 4; h++) {
-            for (long l = 0; l < 64; l++) {
+            for (long l = 0; l < 128; l += 2) {
                 long fh = (h << 32) | 127;
                 assertThat(s.contains(fh, l)).isEqualTo(reference.contains(List.of(fh, l)));
             }
