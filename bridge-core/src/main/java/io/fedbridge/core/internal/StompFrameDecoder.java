@@ -143,10 +143,11 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
                 failInHeaders(out, command + " frame has more than the limit of " + limits.maxHeaders() + " headers");
                 return true;
             }
-            String name = in.toString(start, colon - start, StandardCharsets.UTF_8);
+            String known = HeaderNames.lookup(in, start, colon - start); // no escapes in it: the same either way
+            String name = known != null ? known : in.toString(start, colon - start, StandardCharsets.UTF_8);
             String value = in.toString(colon + 1, start + len - colon - 1, StandardCharsets.UTF_8);
             if (!command.isConnectFrame()) {
-                name = unescape(name);
+                name = known != null ? known : unescape(name);
                 value = unescape(value);
                 if (name == null || value == null) {
                     failInHeaders(out, command + " frame has an invalid escape sequence in header line '"
