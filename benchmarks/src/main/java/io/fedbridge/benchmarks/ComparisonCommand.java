@@ -52,8 +52,9 @@ abstract class ComparisonCommand implements Callable<Integer> {
     List<String> targets = List.of("fedbridge", "activemq");
 
     @Option(names = "--warmup-seconds", description = {"Warm-up per target and topology (default ${DEFAULT-VALUE}): rounds for at",
-            "least this long, then until three rounds in a row agree within 10%%, at most twice this long."})
-    int warmupSeconds = 5;
+            "least this long, then until three rounds in a row agree within 10%%, at most twice this long. With 5 s,",
+            "the first measured throughput run of both products was 10-30%% slower than the later ones (JIT)."})
+    int warmupSeconds = 15;
 
     @Option(names = "--stall-seconds", description = "A run that receives nothing for this long fails as stalled (default ${DEFAULT-VALUE}).")
     int stallSeconds = 20;
