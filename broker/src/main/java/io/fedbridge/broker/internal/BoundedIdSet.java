@@ -12,8 +12,8 @@ package io.fedbridge.broker.internal;
  * those pauses were most of the bridge's p99. Here the arrays are old and hold no references, so a collection has
  * nothing to copy or scan.
  *
- * <p>Two different ids are taken for the same one only if both 64-bit halves of their fingerprints collide: with
- * 100,000 ids held, about one chance in 10^28 per lookup (one bit of the low half is the mark).
+ * <p>Two different ids are taken for the same one only if their fingerprints collide in all 127 bits (the lowest bit
+ * of the low half is the mark's): with 100,000 ids held, about one chance in 10^28 per lookup.
  *
  * <p>Not thread-safe.
  */
