@@ -162,6 +162,30 @@ class JournalMessageStoreTest {
         }
     }
 
+    @Test
+    void shouldPreallocateTheNextSegmentInForcedChunksSoThatNoSyncWaitsBehindAWholeSegment() {
+        // A new segment's zeros used to go to the disk in one burst that the journal's own syncs waited behind.
+        long segment = 2L * 1024 * 1024;
+        java.util.List<Long> writtenAtForce = new java.util.concurrent.CopyOnWriteArrayList<>();
+        StoreConfig config = StoreConfig.builder().directory(dir).segmentSize(segment).preallocate(true).build();
+        try (JournalMessageStore store = JournalMessageStore.open(config, (path, options) -> {
+            FileChannel ch = FileChannel.open(path, options);
+            if (!path.getFileName().toString().endsWith(".tmp")) {
+                return ch;
+            }
+            return new FailingChannel(ch, new AtomicBoolean(), () -> writtenAtForce.add(ch.size()));
+        })) {
+            await("the next segment is prepared").atMost(Duration.ofSeconds(10))
+                    .until(() -> writtenAtForce.contains(segment));
+            long before = 0;
+            for (long size : writtenAtForce) {
+                assertThat(size - before).as("bytes forced at once").isLessThanOrEqualTo(256 * 1024);
+                before = size;
+            }
+            assertThat(writtenAtForce).hasSizeGreaterThanOrEqualTo(8);
+        }
+    }
+
     /** Opens a store whose forces block, while {@code gate} holds a latch, until it is counted down. */
     private JournalMessageStore openWithForceGate(StoreConfig config, AtomicReference<CountDownLatch> gate,
                                                   CountDownLatch forcing) {

@@ -668,11 +668,26 @@ public final class Journal {
         Files.deleteIfExists(tmp);
         try (FileChannel ch = opener.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             if (config.preallocate()) {
-                zeroFill(ch, 0, config.segmentSize());
-                ch.force(false);
+                zeroFillPaced(ch, config.segmentSize());
             }
         }
         return tmp;
+    }
+
+    /** Bytes the preparer writes before it forces them: what a journal sync may have to wait behind. */
+    private static final int PACED_CHUNK = 256 * 1024;
+
+    /**
+     * Zero-fills a new segment in the background, forcing every {@link #PACED_CHUNK} bytes. Written in one go and
+     * forced at the end, 32 MiB of zeros went to the disk as one burst that the journals' own syncs (this broker's
+     * and any other on the disk) had to wait behind: a 20-40 ms stall of persistent deliveries every few seconds at
+     * 1,000 msg/s. In chunks, a sync waits behind at most one.
+     */
+    private static void zeroFillPaced(FileChannel ch, long size) throws IOException {
+        for (long pos = 0; pos < size; pos += PACED_CHUNK) {
+            zeroFill(ch, pos, Math.min(size, pos + PACED_CHUNK));
+            ch.force(false);
+        }
     }
 
     private static void zeroFill(FileChannel ch, long from, long to) throws IOException {
