@@ -23,8 +23,8 @@ import java.time.Duration;
  * @param maxBatch            the most operations written with one write and one force (group commit); 1 to 65536,
  *                            default 1024
  * @param preallocate         whether segment files are zero-filled to {@code segmentSize} before use (in the
- *                            background); on ext4 this makes each {@code force} cheaper (~1.5-2x more syncs/s
- *                            measured here). Default true
+ *                            background, forced every 256 KiB so that no sync waits behind a whole segment); on
+ *                            ext4 this makes each {@code force} cheaper (~1.5-2x more syncs/s measured here). Default true
  * @param compactionThreshold a sealed segment whose live records take at most this fraction of its bytes is
  *                            compacted: its live records are rewritten at the head and the file deleted. Greater than
  *                            0 and less than 1, default 0.25
