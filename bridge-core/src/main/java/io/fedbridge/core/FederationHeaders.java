@@ -80,6 +80,26 @@ public final class FederationHeaders {
     /** A subscriber first gets the current cluster list, then one message per change. */
     public static final String CLUSTER_TOPIC = "/topic/fedbridge.advisory.cluster";
 
+    /**
+     * CONNECT: this connection is a bridge or HA link of the federation. The value is a proof of the federation
+     * secret ({@code v1:<epoch-ms>:<nonce>:<hmac>}, see {@code FederationProof}) or, for a broker without a secret,
+     * {@code "true"}. A broker grants the federation right only to connections whose proof it checks (see the
+     * Security documentation); an ordinary client's federation headers are ignored or refused.
+     */
+    public static final String FEDERATE = "fedbridge-federate";
+    /**
+     * CONNECT: a secret the client chose (at least 16 characters, never sent anywhere else). A broker keys the
+     * client's own {@link #FEDERATION_ID}s by it (and the login), so they deduplicate only this client's resends,
+     * on every broker of the federation, and no other client can forge them.
+     */
+    public static final String PRODUCER_SECRET = "fedbridge-producer-secret";
+    /**
+     * CONNECTED: "true" when every {@link #FEDERATION_ID} on a MESSAGE from this broker was minted or scoped by a
+     * broker of the federation, never taken verbatim from a client; failover clients use such ids to drop
+     * redeliveries after a failover, and ignore {@link #FEDERATION_ID} from brokers without it.
+     */
+    public static final String VOUCHED_IDS = "fedbridge-vouched-ids";
+
     /** Splits a comma-separated broker path; empty for null or blank. */
     public static java.util.List<String> parsePath(String path) {
         if (path == null || path.isBlank()) {
