@@ -23,10 +23,23 @@ import java.util.Objects;
  * @param clientId          the {@code client-id} header (durable subscriptions), or null
  * @param tls               TLS settings for an {@code ssl://} URI (default {@link TlsConfig#ofDefaults()}: JDK trust,
  *                          host-name verification on); always null for {@code tcp://} and {@code vm://}
+ * @param connectHeaders    extra headers for each CONNECT frame, asked anew for every connection attempt (a
+ *                          federation proof is fresh each time); never logged or printed. Default none
  */
 public record ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
                            Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
-                           FrameLimits limits, String clientId, TlsConfig tls) {
+                           FrameLimits limits, String clientId, TlsConfig tls,
+                           java.util.function.Supplier<java.util.Map<String, String>> connectHeaders) {
+
+    private static final java.util.function.Supplier<java.util.Map<String, String>> NO_HEADERS = java.util.Map::of;
+
+    /** Without extra CONNECT headers. */
+    public ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
+                        Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
+                        FrameLimits limits, String clientId, TlsConfig tls) {
+        this(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout, closeTimeout, limits,
+                clientId, tls, null);
+    }
 
     /** A plain-transport config, as before TLS existed: for {@code ssl://} the TLS defaults apply. */
     public ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
@@ -45,6 +58,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         closeTimeout = positive("closeTimeout", closeTimeout, Duration.ofSeconds(5));
         limits = limits == null ? FrameLimits.ofDefaults() : limits;
         host = host == null ? uri.host() : host;
+        connectHeaders = connectHeaders == null ? NO_HEADERS : connectHeaders;
         if (io.fedbridge.core.internal.Transports.isTls(uri)) {
             tls = tls == null ? TlsConfig.ofDefaults() : tls;
         } else {
@@ -110,6 +124,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         b.limits = limits;
         b.clientId = clientId;
         b.tls = tls;
+        b.connectHeaders = connectHeaders == NO_HEADERS ? null : connectHeaders;
         return b;
     }
 
@@ -133,6 +148,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         private FrameLimits limits;
         private String clientId;
         private TlsConfig tls;
+        private java.util.function.Supplier<java.util.Map<String, String>> connectHeaders;
 
         private Builder(CompositeUri uri) {
             this.uri = uri;
@@ -223,6 +239,15 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
             return this;
         }
 
+        /**
+         * Extra CONNECT headers, asked for on every connection attempt (e.g. {@code fedbridge-federate} with a fresh
+         * proof, or {@code fedbridge-producer-secret}); null for none.
+         */
+        public Builder connectHeaders(java.util.function.Supplier<java.util.Map<String, String>> headers) {
+            this.connectHeaders = headers;
+            return this;
+        }
+
         /** TLS settings, used when the URI is {@code ssl://} (ignored otherwise); null for the defaults. */
         public Builder tls(TlsConfig tls) {
             this.tls = tls;
@@ -231,7 +256,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
 
         public ClientConfig build() {
             return new ClientConfig(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout,
-                    closeTimeout, limits, clientId, tls);
+                    closeTimeout, limits, clientId, tls, connectHeaders);
         }
     }
 }
