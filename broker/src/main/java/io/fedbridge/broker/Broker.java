@@ -72,7 +72,8 @@ public final class Broker implements AutoCloseable {
     private Broker(BrokerConfig config, MessageStore store, String id) {
         this.config = config;
         this.store = store;
-        this.guard = config.security().isOpen() ? SecurityGuard.open() : new SecurityGuard(config.security(), config.name());
+        this.guard = config.security().isOpen() && config.security().federationSecret() == null ? SecurityGuard.open()
+                : new SecurityGuard(config.security(), config.name());
         this.boss = io.fedbridge.core.internal.Transports.newEventLoopGroup(1,
                 new DefaultThreadFactory("fedbridge-" + config.name() + "-accept"));
         // Sockets and vm:// connections on the same loops: the broker's bridges run here too (addNetworkConnector).
@@ -358,7 +359,8 @@ public final class Broker implements AutoCloseable {
      */
     public NetworkConnector addNetworkConnector(String discoveryUri) {
         NetworkConnector nc = NetworkConnector.start(discoveryUri,
-                NetworkConnector.Local.of(vmUri(), core.brokerId(), config.name(), connectUris, workers));
+                NetworkConnector.Local.of(vmUri(), core.brokerId(), config.name(), connectUris, workers)
+                        .withFederationSecret(config.security().federationSecret()));
         networkConnectors.add(nc);
         return nc;
     }

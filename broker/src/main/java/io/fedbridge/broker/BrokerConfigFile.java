@@ -231,7 +231,7 @@ public final class BrokerConfigFile {
                 "loginLockout", "maxLoginLockout", "authenticationThreads", "maximumConnections",
                 "maximumConnectionsPerAddress", "keyStore", "keyStorePassword", "keyStoreType", "trustStore",
                 "trustStorePassword", "trustStoreType", "needClientAuth", "wantClientAuth", "enabledProtocols",
-                "enabledCipherSuites", "verifyHostName", "handshakeTimeout"));
+                "enabledCipherSuites", "verifyHostName", "handshakeTimeout", "federationSecret", "federationSecretFile"));
         keys.addAll(TlsConfig.OPTION_NAMES);
         return Collections.unmodifiableSet(keys);
     }
@@ -542,6 +542,8 @@ public final class BrokerConfigFile {
                 case "authenticationThreads" -> security.authenticationThreads(v.integer());
                 case "maximumConnections" -> limits.maximumConnections(v.integer());
                 case "maximumConnectionsPerAddress" -> limits.maximumConnectionsPerAddress(v.integer());
+                case "federationSecret" -> security.federationSecret(v.raw());
+                case "federationSecretFile" -> security.federationSecret(readSecret(v.file(baseDir)));
                 default -> {
                     // A TLS option, read as in a URI (store paths relative to this file).
                     String raw = v.key().equals("keyStore") || v.key().equals("trustStore") ? v.file(baseDir).toString() : v.raw();
@@ -552,7 +554,18 @@ public final class BrokerConfigFile {
             }
         }
 
+        private static String readSecret(Path file) {
+            try {
+                return java.nio.file.Files.readString(file).strip();
+            } catch (java.io.IOException e) {
+                throw new IllegalArgumentException("cannot read federationSecretFile " + file + ": " + e.getMessage(), e);
+            }
+        }
+
         SecurityConfig build() {
+            if (keyLines.containsKey("federationSecret") && keyLines.containsKey("federationSecretFile")) {
+                throw new IllegalArgumentException("give federationSecret or federationSecretFile, not both");
+            }
             return security.tls(hasTls ? tls.build() : null).connectionLimits(limits.build()).build();
         }
     }

@@ -39,22 +39,26 @@ import java.util.TreeSet;
  * @param tls                           TLS settings for an {@code ssl://} peer (trust store, client certificate, ...); null
  *                                      for the defaults. A peer URI's own TLS options ({@code ssl://b:61614?trustStore=...})
  *                                      override these for that peer. Applies to whichever of the bridge's connections is ssl://.
+ * @param federationSecret              the federation's shared secret (at least 16 characters), or null. The bridge proves
+ *                                      it on both connections' CONNECT ({@code fedbridge-federate}, an HMAC, never the secret
+ *                                      itself); a fedbridge broker with a secret trusts the federation headers of only
+ *                                      such links. A broker's network connectors default to the broker's secret.
  */
 public record BridgeConfig(String name, String localUri, String remoteUri, int networkTTL, int messageTTL, int consumerTTL,
                            boolean duplex, int prefetchSize, boolean decreaseNetworkConsumerPriority, boolean dynamicOnly,
                            List<String> staticallyIncludedDestinations, List<String> dynamicallyIncludedDestinations,
                            List<String> excludedDestinations, String userName, String password, Duration heartBeat,
                            Duration stallTimeout, boolean conduitSubscriptions, List<BridgeFilter.Entry> filters,
-                           TlsConfig tls) {
+                           TlsConfig tls, String federationSecret) {
 
     /** Every option a network-connector URI may carry besides the discovery agent's own (TLS options included). */
     public static final Set<String> OPTION_NAMES = withTls(Set.of("name", "networkTTL", "messageTTL", "consumerTTL", "duplex",
             "prefetchSize", "decreaseNetworkConsumerPriority", "dynamicOnly", "staticallyIncludedDestinations",
             "dynamicallyIncludedDestinations", "excludedDestinations", "userName", "password", "heartBeat", "stallTimeout",
-            "conduitSubscriptions"));
+            "conduitSubscriptions", "federationSecret"));
 
     private static final java.util.regex.Pattern SECRET_OPTION =
-            java.util.regex.Pattern.compile("([?&][^=&?]*(?i:password|passcode)=)[^&,)]*");
+            java.util.regex.Pattern.compile("([?&][^=&?]*(?i:password|passcode|secret)=)[^&,)]*");
 
     private static Set<String> withTls(Set<String> names) {
         Set<String> all = new java.util.HashSet<>(names);
@@ -70,7 +74,18 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
                         Duration stallTimeout, boolean conduitSubscriptions, List<BridgeFilter.Entry> filters) {
         this(name, localUri, remoteUri, networkTTL, messageTTL, consumerTTL, duplex, prefetchSize,
                 decreaseNetworkConsumerPriority, dynamicOnly, staticallyIncludedDestinations, dynamicallyIncludedDestinations,
-                excludedDestinations, userName, password, heartBeat, stallTimeout, conduitSubscriptions, filters, null);
+                excludedDestinations, userName, password, heartBeat, stallTimeout, conduitSubscriptions, filters, null, null);
+    }
+
+    /** The config without a federation secret. */
+    public BridgeConfig(String name, String localUri, String remoteUri, int networkTTL, int messageTTL, int consumerTTL,
+                        boolean duplex, int prefetchSize, boolean decreaseNetworkConsumerPriority, boolean dynamicOnly,
+                        List<String> staticallyIncludedDestinations, List<String> dynamicallyIncludedDestinations,
+                        List<String> excludedDestinations, String userName, String password, Duration heartBeat,
+                        Duration stallTimeout, boolean conduitSubscriptions, List<BridgeFilter.Entry> filters, TlsConfig tls) {
+        this(name, localUri, remoteUri, networkTTL, messageTTL, consumerTTL, duplex, prefetchSize,
+                decreaseNetworkConsumerPriority, dynamicOnly, staticallyIncludedDestinations, dynamicallyIncludedDestinations,
+                excludedDestinations, userName, password, heartBeat, stallTimeout, conduitSubscriptions, filters, tls, null);
     }
 
     public BridgeConfig {
@@ -102,6 +117,12 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         // Names are built from peer URIs, which may carry a trustStorePassword: names are logged, so mask it.
         name = SECRET_OPTION.matcher(name).replaceAll("$1" + CompositeUri.MASK);
         filters = filters == null ? List.of() : List.copyOf(filters);
+        io.fedbridge.core.internal.FederationProof.checkSecret("federationSecret", federationSecret);
+    }
+
+    /** This config with {@code secret} as its federation secret if it has none of its own. */
+    public BridgeConfig withDefaultFederationSecret(String secret) {
+        return federationSecret != null || secret == null ? this : toBuilder().federationSecret(secret).build();
     }
 
     /** Whether any configured filter may block in {@link BridgeFilter#beforeForward}. */
@@ -164,6 +185,7 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         b.conduitSubscriptions = conduitSubscriptions;
         b.filters.addAll(filters);
         b.tls = tls;
+        b.federationSecret = federationSecret;
         return b;
     }
 
@@ -171,7 +193,8 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
     public String toString() {
         return "BridgeConfig[" + name + ", networkTTL=" + networkTTL + ", messageTTL=" + messageTTL + ", consumerTTL="
                 + consumerTTL + ", duplex=" + duplex + ", prefetchSize=" + prefetchSize + ", userName=" + userName
-                + ", password=" + (password == null ? null : "*****") + (tls == null ? "" : ", tls=" + tls) + "]";
+                + ", password=" + (password == null ? null : "*****")
+                + (federationSecret == null ? "" : ", federationSecret=*****") + (tls == null ? "" : ", tls=" + tls) + "]";
     }
 
     public static final class Builder {
@@ -195,6 +218,7 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         private boolean conduitSubscriptions = true;
         private final List<BridgeFilter.Entry> filters = new ArrayList<>();
         private TlsConfig tls;
+        private String federationSecret;
 
         private Builder(String localUri, String remoteUri) {
             this.localUri = localUri;
@@ -227,6 +251,7 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
                     .durationMillis("heartBeat", v -> heartBeat = v)
                     .durationMillis("stallTimeout", v -> stallTimeout = v)
                     .bool("conduitSubscriptions", v -> conduitSubscriptions = v)
+                    .string("federationSecret", v -> federationSecret = v)
                     .finish();
             if (TlsConfig.hasTlsOptions(mine)) {
                 try {
@@ -338,7 +363,13 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
         public BridgeConfig build() {
             return new BridgeConfig(name, localUri, remoteUri, networkTTL, messageTTL, consumerTTL, duplex, prefetchSize,
                     decreaseNetworkConsumerPriority, dynamicOnly, staticIncludes, dynamicIncludes, excludes, userName,
-                    password, heartBeat, stallTimeout, conduitSubscriptions, filters, tls);
+                    password, heartBeat, stallTimeout, conduitSubscriptions, filters, tls, federationSecret);
+        }
+
+        /** The federation's shared secret (at least 16 characters); see {@link BridgeConfig#federationSecret()}. */
+        public Builder federationSecret(String secret) {
+            this.federationSecret = secret;
+            return this;
         }
     }
 

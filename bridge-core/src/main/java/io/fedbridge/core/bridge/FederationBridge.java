@@ -103,8 +103,12 @@ public final class FederationBridge implements AutoCloseable {
     private ClientConfig clientConfig(String uri) {
         CompositeUri u = CompositeUri.parse(uri);
         // No client-id: brokers such as ActiveMQ allow each only once, and a bridge needs none.
+        String secret = config.federationSecret();
         ClientConfig.Builder b = ClientConfig.builder(u).login(config.userName()).passcode(config.password())
-                .heartBeats(config.heartBeat());
+                .heartBeats(config.heartBeat())
+                // Announces a federation link (with a fresh proof of the secret on every attempt); foreign brokers ignore it.
+                .connectHeaders(() -> java.util.Map.of(io.fedbridge.core.FederationHeaders.FEDERATE,
+                        io.fedbridge.core.internal.FederationProof.create(secret, java.time.Clock.systemUTC())));
         if (io.fedbridge.core.internal.Transports.isTls(u)) {
             // The peer URI's own TLS options (static:(ssl://b:1?trustStore=...)) override the connector's.
             io.fedbridge.core.tls.TlsConfig tls = config.tls() == null ? io.fedbridge.core.tls.TlsConfig.ofDefaults() : config.tls();

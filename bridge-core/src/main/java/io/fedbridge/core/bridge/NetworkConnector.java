@@ -49,14 +49,19 @@ public final class NetworkConnector implements AutoCloseable {
      *                   broker's own, so a forward stays on the broker's threads), or null for the shared group
      */
     public record Local(String localUri, String brokerId, String brokerName, List<String> advertiseUris,
-                        io.netty.channel.EventLoopGroup eventLoops) {
+                        io.netty.channel.EventLoopGroup eventLoops, String federationSecret) {
         public static Local of(String localUri, String brokerId, String brokerName, List<String> advertiseUris) {
             return of(localUri, brokerId, brokerName, advertiseUris, null);
         }
 
         public static Local of(String localUri, String brokerId, String brokerName, List<String> advertiseUris,
                                io.netty.channel.EventLoopGroup eventLoops) {
-            return new Local(localUri, brokerId, brokerName, List.copyOf(advertiseUris), eventLoops);
+            return new Local(localUri, brokerId, brokerName, List.copyOf(advertiseUris), eventLoops, null);
+        }
+
+        /** The same, whose connectors' bridges prove {@code secret} unless their URI sets {@code federationSecret}. */
+        public Local withFederationSecret(String secret) {
+            return new Local(localUri, brokerId, brokerName, advertiseUris, eventLoops, secret);
         }
     }
 
@@ -111,7 +116,7 @@ public final class NetworkConnector implements AutoCloseable {
             }
         }
         Map<String, String> unknownToBridge = new java.util.LinkedHashMap<>(rest);
-        BridgeConfig template = b.build();
+        BridgeConfig template = b.build().withDefaultFederationSecret(local.federationSecret());
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "fedbridge-" + local.brokerName() + "-discovery");
             t.setDaemon(true);

@@ -104,8 +104,8 @@ public final class CompositeUri {
     }
 
     /**
-     * Whether the value of the option {@code key} is secret: true for keys ending in {@code password} or
-     * {@code passcode}, ignoring case ({@code password}, {@code passcode}, {@code keyStorePassword},
+     * Whether the value of the option {@code key} is secret: true for keys ending in {@code password},
+     * {@code passcode} or {@code secret}, ignoring case ({@code password}, {@code passcode}, {@code keyStorePassword},
      * {@code transport.trustStorePassword}, ...).
      */
     public static boolean isSecretOption(String key) {

@@ -209,6 +209,25 @@ public final class BrokerCore {
         sessions.add(s);
     }
 
+    /** Live connections by their CONNECT client-id: one each, ActiveMQ's rule. */
+    private final Map<String, ServerSession> clientIds = new ConcurrentHashMap<>();
+
+    /** Registers {@code s} as the holder of {@code clientId}; false if another connection holds it. */
+    boolean claimClientId(String clientId, ServerSession s) {
+        ServerSession held = clientIds.putIfAbsent(clientId, s);
+        return held == null || held == s;
+    }
+
+    void releaseClientId(String clientId, ServerSession s) {
+        clientIds.remove(clientId, s);
+    }
+
+    /** Whether a live connection other than {@code s} connected with {@code clientId}. */
+    boolean clientIdHeldByOther(String clientId, ServerSession s) {
+        ServerSession held = clientIds.get(clientId);
+        return held != null && held != s;
+    }
+
     void unregister(ServerSession s) {
         sessions.remove(s);
     }
@@ -280,9 +299,11 @@ public final class BrokerCore {
 
     /**
      * Like {@link #route}, but drops a message whose federation id was already accepted (returning
-     * {@link #DUPLICATE}), so resends after failures are harmless.
+     * {@link #DUPLICATE}), so resends after failures are harmless. {@code producer} non-null: the id is an ordinary
+     * client's own, remembered in that producer's share of the dedupe window (see {@link ProducerIdShares}), so a flood
+     * of ids evicts only the flooder's; null for ids of federation links and brokers.
      */
-    CompletableFuture<Void> routeOnce(String destination, StompHeaders headers, byte[] body) {
+    CompletableFuture<Void> routeOnce(String destination, StompHeaders headers, byte[] body, String producer) {
         String path = headers.get(io.fedbridge.core.FederationHeaders.BROKER_PATH);
         if (path != null && path.contains(brokerId) && headers.get(io.fedbridge.core.FederationHeaders.REPLAYS) == null) {
             // It already passed this broker: a loop (bridges never do this; a misconfigured foreign hop might).
@@ -310,12 +331,12 @@ public final class BrokerCore {
         }
         CompletableFuture<Void> f = route(destination, headers, body, ofMessage);
         if (f.isDone() && !f.isCompletedExceptionally()) {
-            dedupe.accepted(claimed, persistentMessage);
+            dedupe.accepted(claimed, persistentMessage, producer);
             return f;
         }
         return f.whenComplete((v, e) -> {
             if (e == null) {
-                dedupe.accepted(claimed, persistentMessage);
+                dedupe.accepted(claimed, persistentMessage, producer);
             } else {
                 dedupe.failed(claimed);
             }
@@ -479,6 +500,12 @@ public final class BrokerCore {
         DurableSubscription d = new DurableSubscription(info, q, r);
         durables.put(info.key(), d);
         return d;
+    }
+
+    /** The topic of durable subscription {@code key}, or null if there is none. */
+    String durableDestination(String key) {
+        DurableSubscription d = durables.get(key);
+        return d == null ? null : d.info().destination();
     }
 
     /** Removes a durable subscription and its backlog; false if there was none. */

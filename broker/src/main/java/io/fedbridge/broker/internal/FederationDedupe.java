@@ -54,6 +54,8 @@ final class FederationDedupe {
      * entry (and an eviction) in a second table, whose random probes were most of the dedupe's time.
      */
     private final BoundedIdSet recent;
+    /** Ids ordinary clients chose (already scoped to them), each producer in a share of its own. */
+    private final ProducerIdShares producerIds = new ProducerIdShares();
     private long duplicates;
     /**
      * Whether two copies of one message can ever have waited on a queue here: only replays make a second copy with a
@@ -93,7 +95,7 @@ final class FederationDedupe {
      */
     synchronized BoundedIdSet.Fingerprint claim(String id) {
         BoundedIdSet.Fingerprint f = BoundedIdSet.fingerprint(id);
-        if (inFlight.contains(f.high(), f.low()) || recent.contains(f)) {
+        if (inFlight.contains(f.high(), f.low()) || recent.contains(f) || producerIds.contains(f)) {
             duplicates++;
             return null;
         }
@@ -106,9 +108,21 @@ final class FederationDedupe {
      * (a non-persistent message does not outlive a restart, so there is nothing to recognise after one).
      */
     void accepted(BoundedIdSet.Fingerprint f, boolean persistentMessage) {
+        accepted(f, persistentMessage, null);
+    }
+
+    /**
+     * The same, for an id an ordinary client chose, kept in {@code producer}'s share (see {@link ProducerIdShares}); null
+     * for an id a federation link forwarded or a broker minted.
+     */
+    void accepted(BoundedIdSet.Fingerprint f, boolean persistentMessage, String producer) {
         synchronized (this) {
             inFlight.remove(f.high(), f.low());
-            recent.add(f);
+            if (producer == null) {
+                recent.add(f);
+            } else {
+                producerIds.add(producer, f);
+            }
         }
         if (persistentMessage && writer != null) {
             enqueue(f, false);
@@ -264,6 +278,11 @@ final class FederationDedupe {
         if (consumedHere) {
             recent.mark(high, low);
         }
+    }
+
+    /** Ids ordinary clients chose that are remembered now, and the producers they belong to. */
+    synchronized int[] producerIdCounts() {
+        return new int[] {producerIds.size(), producerIds.producers()};
     }
 
     synchronized long duplicates() {

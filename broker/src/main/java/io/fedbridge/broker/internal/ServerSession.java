@@ -67,6 +67,25 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private final java.util.concurrent.atomic.AtomicInteger forwardedDuplicates = new java.util.concurrent.atomic.AtomicInteger();
     private final SecurityGuard guard;
     private Identity identity = Identity.ofAnonymous();
+    /**
+     * Whether CONNECT announced a federation link ({@code fedbridge-federate}) and the guard accepted it. Only such a
+     * connection may use the federation headers, and with an authorizer only where it holds {@code federate}; an
+     * ordinary client's are ignored on SEND (see {@link #messageHeaders}) and refused on SUBSCRIBE.
+     */
+    private boolean federationLink;
+    /** The {@code fedbridge-producer-secret} of CONNECT, until {@link #completeConnect} turns it into {@link #idScope}. */
+    private String producerSecret;
+    /** What this connection's own {@code fedbridge-id}s are prefixed with (see {@link ProducerIds}). */
+    private String idScope;
+    /**
+     * Whose share of the dedupe window this connection's own ids take: its user's, or if anonymous its producer's
+     * (its producer secret's, else its own).
+     */
+    private String dedupeShare;
+    /** Destinations where this federation link holds {@code federate} (true) or not: the rules never change. */
+    private final java.util.HashMap<String, Boolean> federates = new java.util.HashMap<>();
+    /** Whether this connection holds {@link #clientId} in the broker's registry (released when it closes). */
+    private boolean clientIdClaimed;
 
     /** A session of an open broker: no authentication, no authorization. */
     public ServerSession(BrokerCore core) {
@@ -301,6 +320,21 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         version = chosen;
         clientId = f.header("client-id");
+        String federate = f.header(FederationHeaders.FEDERATE);
+        if (federate != null) {
+            String refused = guard.checkFederationLink(federate, ctx.channel().remoteAddress());
+            if (refused != null) {
+                error("CONNECT refused: " + refused, null, f.header(StompHeaders.RECEIPT));
+                return;
+            }
+            federationLink = true;
+        }
+        producerSecret = f.header(FederationHeaders.PRODUCER_SECRET);
+        if (producerSecret != null && producerSecret.length() < ProducerIds.MIN_SECRET_LENGTH) {
+            error("CONNECT refused: " + FederationHeaders.PRODUCER_SECRET + " must be at least " + ProducerIds.MIN_SECRET_LENGTH
+                    + " characters, but was " + producerSecret.length(), null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
         long[] client;
         try {
             client = HeartBeats.parse(f.header(StompHeaders.HEART_BEAT));
@@ -349,6 +383,18 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     private void completeConnect(ChannelHandlerContext ctx, long sendOffer, long receiveOffer, HeartBeats beats) {
+        if (clientId != null) {
+            if (!core.claimClientId(clientId, this)) {
+                // ActiveMQ's rule: a second live connection with one client-id would share its durable subscriptions.
+                error("CONNECT refused: client-id '" + clientId + "' is already in use by another connection to broker "
+                        + core.config.name(), null, null);
+                return;
+            }
+            clientIdClaimed = true;
+        }
+        idScope = ProducerIds.scope(identity, producerSecret, core.brokerId, sessionId);
+        producerSecret = null;
+        dedupeShare = identity.anonymous() ? idScope : "user:" + identity.name();
         StompHeaders h = new StompHeaders();
         h.add(StompHeaders.VERSION, version);
         h.add(StompHeaders.SERVER, SERVER);
@@ -358,6 +404,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(FederationHeaders.BROKER_NAME, core.config.name());
         h.add(FederationHeaders.CLUSTER_URIS, core.clusterUris());
         h.add(FederationHeaders.ORDERED_RECEIPTS, "true");
+        h.add(FederationHeaders.VOUCHED_IDS, "true");
         state = State.CONNECTED;
         ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));
         if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
@@ -366,7 +413,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     private void onSend(StompFrame f) {
-        if (f.header(FederationHeaders.RECEIPT_ONLY) != null) {
+        if (federationLink && f.header(FederationHeaders.RECEIPT_ONLY) != null) {
             forwardedReceipt(f, BrokerCore.DONE); // a bridge settling the forwards it sent before
             return;
         }
@@ -381,11 +428,19 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             f.headers().set(StompHeaders.REPLY_TO, ownTemp(replyTo));
         }
         f.headers().set(StompHeaders.DESTINATION, dest);
-        String denied = guard.denySend(identity, dest); // forwarded SENDs too: the bridge's identity decides
+        String denied = guard.denySend(identity, federationLink, dest); // forwarded SENDs too: the bridge's identity decides
         if (denied != null) {
             error("SEND denied: " + denied, null, f.header(StompHeaders.RECEIPT));
             return;
         }
+        boolean trusted = federationLink && mayFederate(dest);
+        boolean forwarded = trusted && f.header(FederationHeaders.BROKER_PATH) != null;
+        if (federationLink && !trusted && f.header(FederationHeaders.BROKER_PATH) != null) {
+            error("SEND denied: user '" + identity.name() + "' has no federate permission on " + dest
+                    + " (a federation link needs it to forward there)", null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
+        StompHeaders headers = messageHeaders(f, trusted ? null : idScope);
         String tx = f.header(StompHeaders.TRANSACTION);
         if (tx != null) {
             List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
@@ -393,7 +448,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 error("SEND in unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
                 return;
             }
-            actions.add(() -> core.routeOnce(dest, messageHeaders(f), f.body()));
+            String share = trusted ? null : dedupeShare;
+            actions.add(() -> core.routeOnce(dest, headers, f.body(), share));
             receipt(f);
             return;
         }
@@ -405,8 +461,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             producedTo.add(dest);
         }
-        CompletableFuture<Void> done = core.routeOnce(dest, messageHeaders(f), f.body());
-        if (f.header(FederationHeaders.BROKER_PATH) != null) {
+        CompletableFuture<Void> done = core.routeOnce(dest, headers, f.body(), trusted ? null : dedupeShare);
+        if (forwarded) {
             forwardedReceipt(f, done);
         } else if (done == BrokerCore.DUPLICATE) {
             String r = f.header(StompHeaders.RECEIPT);
@@ -448,16 +504,61 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             StompHeaders.CONTENT_LENGTH, StompHeaders.MESSAGE_ID, StompHeaders.SUBSCRIPTION, StompHeaders.ACK,
             StompHeaders.REDELIVERED, StompHeaders.REDELIVERY_COUNT);
 
-    /** The headers a message keeps: the SEND's, minus the frame-level ones, in one pass. */
-    private static StompHeaders messageHeaders(StompFrame f) {
+    private static final String FEDERATION_HEADER_PREFIX = "fedbridge-";
+
+    /**
+     * The headers a message keeps: the SEND's, minus the frame-level ones, in one pass. Unless the SEND came over a
+     * federation link holding {@code federate} ({@code idScope} null), the federation headers are the sender's own
+     * words, not the federation's: they are dropped (a message an application received and sends on carries them, so
+     * refusing them would break it), and its {@code fedbridge-id} is kept under {@code idScope}, so that it
+     * deduplicates only this producer's own resends and never another producer's message.
+     */
+    private static StompHeaders messageHeaders(StompFrame f, String idScope) {
         StompHeaders in = f.headers();
         StompHeaders h = new StompHeaders(in.size());
+        boolean ownId = false;
         for (int i = 0; i < in.size(); i++) {
-            if (!NOT_STORED.contains(in.name(i))) {
-                h.add(in.name(i), in.value(i));
+            String n = in.name(i);
+            if (NOT_STORED.contains(n)) {
+                continue;
             }
+            if (idScope != null && n.startsWith(FEDERATION_HEADER_PREFIX)) {
+                if (!ownId && n.equals(FederationHeaders.FEDERATION_ID) && !in.value(i).isEmpty()) {
+                    ownId = true;
+                    h.add(n, ProducerIds.scoped(idScope, in.value(i)));
+                }
+                continue;
+            }
+            h.add(n, in.value(i));
         }
         return h;
+    }
+
+    /** Whether this federation link holds {@code federate} on {@code destination} (cached: the rules never change). */
+    private boolean mayFederate(String destination) {
+        if (guard.config().authorizer() == null) {
+            return true;
+        }
+        Boolean allowed = federates.get(destination);
+        if (allowed == null) {
+            if (federates.size() >= 4096) {
+                federates.clear();
+            }
+            allowed = guard.mayFederate(identity, true, destination);
+            federates.put(destination, allowed);
+        }
+        return allowed;
+    }
+
+    /** The first federation header of {@code f}, or null. */
+    private static String federationHeader(StompFrame f) {
+        StompHeaders in = f.headers();
+        for (int i = 0; i < in.size(); i++) {
+            if (in.name(i).startsWith(FEDERATION_HEADER_PREFIX)) {
+                return in.name(i);
+            }
+        }
+        return null;
     }
 
     private void onSubscribe(StompFrame f) {
@@ -468,10 +569,24 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         String dest = ownTemp(f.header(StompHeaders.DESTINATION));
-        String denied = guard.denySubscribe(identity, dest);
+        String denied = guard.denySubscribe(identity, federationLink, dest);
         if (denied != null) {
             error("SUBSCRIBE denied: " + denied, null, receipt);
             return;
+        }
+        if (!federationLink || !mayFederate(dest)) {
+            String why = federationLink ? "user '" + identity.name() + "' has no federate permission on " + dest
+                    : "this connection did not announce itself as a federation link";
+            String federation = federationHeader(f);
+            if (federation != null) {
+                error("SUBSCRIBE denied: " + federation + " is for the federation's bridges only (" + why + ")", null, receipt);
+                return;
+            }
+            if (Destinations.isTemp(dest) && !isOwnTemp(dest)) {
+                error("SUBSCRIBE denied: " + dest + " is a temporary destination of another connection: only its owner (and "
+                        + "the federation's bridges) may read it", null, receipt);
+                return;
+            }
         }
         String id = f.header(StompHeaders.ID);
         if (id == null) {
@@ -533,6 +648,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 error("SUBSCRIBE rejected: durable subscription '" + durableName + "' needs a client-id header on CONNECT or SUBSCRIBE", null, receipt);
                 return;
             }
+            if (core.clientIdHeldByOther(cid, this)) {
+                error("SUBSCRIBE rejected: client-id '" + cid + "' belongs to another connection", null, receipt);
+                return;
+            }
+            cid = ProducerIds.durableClientId(identity, cid);
             BrokerCore.DurableSubscription d = core.durable(cid, durableName, dest, selText);
             if (d.queue().hasActiveConsumer()) {
                 error("SUBSCRIBE rejected: durable subscription '" + durableName + "' of client-id '" + cid + "' is already active", null, receipt);
@@ -603,6 +723,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         return owned;
     }
 
+    /** Whether {@code dest} (a temporary destination with its owner in its name) is one of this connection's. */
+    private boolean isOwnTemp(String dest) {
+        return dest.startsWith("@" + core.tempOwnerPrefix() + sessionNumber + "@", Destinations.prefixOf(dest).length());
+    }
+
     private static String durableName(StompFrame f) {
         String n = f.header("durable-subscription-name");
         if (n == null) {
@@ -641,13 +766,45 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         if (durableName != null) {
             String cid = f.header("client-id") != null ? f.header("client-id") : clientId;
-            if (cid == null || !core.removeDurable(BrokerCore.durableKey(cid, durableName))) {
+            String refused = cid == null ? null : removeDurable(cid, durableName);
+            if (refused != null) {
+                error(refused, null, f.header(StompHeaders.RECEIPT));
+                return;
+            }
+            if (cid == null) {
                 error("UNSUBSCRIBE of unknown durable subscription '" + durableName + "' of client-id '" + cid + "'", null,
                         f.header(StompHeaders.RECEIPT));
                 return;
             }
         }
         receipt(f);
+    }
+
+    /**
+     * Removes the durable subscription {@code name} of {@code cid}, if this connection owns it: the client-id is not
+     * another live connection's, and on a broker with logins it was created by this user (its key carries the user);
+     * an {@code admin} of its topic may remove another user's by naming the stored client-id ({@code alice/app-1}).
+     * Null when removed; else the ERROR message.
+     */
+    private String removeDurable(String cid, String name) {
+        if (core.clientIdHeldByOther(cid, this)) {
+            return "UNSUBSCRIBE rejected: client-id '" + cid + "' belongs to another connection";
+        }
+        if (core.removeDurable(BrokerCore.durableKey(ProducerIds.durableClientId(identity, cid), name))) {
+            return null;
+        }
+        String other = BrokerCore.durableKey(cid, name);
+        String topic = core.durableDestination(other);
+        if (topic != null && !identity.anonymous()) {
+            String denied = guard.deny(identity, io.fedbridge.broker.security.Operation.ADMIN, topic);
+            if (denied != null) {
+                return "UNSUBSCRIBE denied: durable subscription '" + name + "' of client-id '" + cid + "' belongs to another "
+                        + "user, and " + denied;
+            }
+            core.removeDurable(other);
+            return null;
+        }
+        return "UNSUBSCRIBE of unknown durable subscription '" + name + "' of client-id '" + cid + "'";
     }
 
     private void detach(ServerConsumer c) {
@@ -838,6 +995,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         for (String t : ownedTemps) {
             core.deleteTemp(t);
+        }
+        if (clientIdClaimed) {
+            core.releaseClientId(clientId, this);
         }
         core.unregister(this);
         super.channelInactive(ctx);

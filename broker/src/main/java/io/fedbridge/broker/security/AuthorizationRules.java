@@ -24,13 +24,15 @@ import java.util.Set;
  * /queue/orders.audit            read               user:auditor
  * /topic/prices.&gt;              read               *
  * /topic/fedbridge.advisory.&gt;   admin              group:bridges
+ * /queue/&gt;                       read,write,federate group:bridges
  * &gt;                              read,write,admin   group:admins
  * </pre>
  * <ul>
  *   <li>pattern: {@code >} (every destination) or a destination with wildcards as in subscriptions:
  *       {@code *} = one '.'-separated segment, {@code >} = the rest;</li>
  *   <li>operations: comma-separated {@code read} (SUBSCRIBE), {@code write} (SEND), {@code admin}
- *       (advisories), or {@code all};</li>
+ *       (advisories), {@code federate} (the federation right: what a bridge forwards with federation headers and
+ *       where it opens network subscriptions; see {@link Operation#FEDERATE}), or {@code all} (all four);</li>
  *   <li>principals: comma- or space-separated {@code user:NAME}, {@code group:NAME}, or {@code *} for every
  *       connection (anonymous ones are user and group {@value Identity#ANONYMOUS}).</li>
  * </ul>

@@ -36,10 +36,22 @@ import java.time.Duration;
  * @param authenticationThreads threads that run the authenticator (password hashing is CPU-bound);
  *                              default half the processors, at least 1
  * @param clock                 the time lockouts are measured in; default the system clock
+ * @param federationSecret      the federation's shared secret (at least 16 characters), or null. With it, a connection
+ *                              that announces itself as a federation link must prove it (an HMAC on CONNECT, never the
+ *                              secret itself), and the broker's network connectors prove it to their peers. Without it,
+ *                              a broker with no authorizer trusts announced links only from this host (loopback, vm://)
  */
 public record SecurityConfig(Authenticator authenticator, Authorizer authorizer, boolean allowAnonymous, TlsConfig tls,
                              ConnectionLimits connectionLimits, int maxFailedLogins, Duration loginLockout,
-                             Duration maxLoginLockout, int authenticationThreads, Clock clock) {
+                             Duration maxLoginLockout, int authenticationThreads, Clock clock, String federationSecret) {
+
+    /** A config without a federation secret. */
+    public SecurityConfig(Authenticator authenticator, Authorizer authorizer, boolean allowAnonymous, TlsConfig tls,
+                          ConnectionLimits connectionLimits, int maxFailedLogins, Duration loginLockout,
+                          Duration maxLoginLockout, int authenticationThreads, Clock clock) {
+        this(authenticator, authorizer, allowAnonymous, tls, connectionLimits, maxFailedLogins, loginLockout,
+                maxLoginLockout, authenticationThreads, clock, null);
+    }
 
     private static final SecurityConfig OPEN = builder().build();
 
@@ -68,6 +80,7 @@ public record SecurityConfig(Authenticator authenticator, Authorizer authorizer,
             throw new IllegalArgumentException("authenticationThreads must be > 0, but was " + authenticationThreads);
         }
         clock = clock == null ? Clock.systemUTC() : clock;
+        io.fedbridge.core.internal.FederationProof.checkSecret("federationSecret", federationSecret);
     }
 
     /** An open broker: no authentication, no authorization, no TLS defaults, no limits. */
@@ -96,6 +109,7 @@ public record SecurityConfig(Authenticator authenticator, Authorizer authorizer,
         b.maxLoginLockout = maxLoginLockout;
         b.authenticationThreads = authenticationThreads;
         b.clock = clock;
+        b.federationSecret = federationSecret;
         return b;
     }
 
@@ -103,7 +117,8 @@ public record SecurityConfig(Authenticator authenticator, Authorizer authorizer,
     public String toString() {
         return "SecurityConfig[authenticator=" + authenticator + ", authorizer=" + authorizer + ", allowAnonymous="
                 + allowAnonymous + ", tls=" + tls + ", connectionLimits=" + connectionLimits + ", maxFailedLogins="
-                + maxFailedLogins + ", loginLockout=" + loginLockout + ", maxLoginLockout=" + maxLoginLockout + "]";
+                + maxFailedLogins + ", loginLockout=" + loginLockout + ", maxLoginLockout=" + maxLoginLockout
+                + (federationSecret == null ? "" : ", federationSecret=*****") + "]";
     }
 
     /** Not thread-safe. */
@@ -118,8 +133,15 @@ public record SecurityConfig(Authenticator authenticator, Authorizer authorizer,
         private Duration maxLoginLockout;
         private int authenticationThreads;
         private Clock clock;
+        private String federationSecret;
 
         private Builder() {
+        }
+
+        /** See {@link SecurityConfig#federationSecret()}; null for none. */
+        public Builder federationSecret(String secret) {
+            this.federationSecret = secret;
+            return this;
         }
 
         public Builder authenticator(Authenticator authenticator) {
@@ -175,7 +197,7 @@ public record SecurityConfig(Authenticator authenticator, Authorizer authorizer,
         public SecurityConfig build() {
             boolean anonymous = allowAnonymous != null ? allowAnonymous : authenticator == null;
             return new SecurityConfig(authenticator, authorizer, anonymous, tls, connectionLimits, maxFailedLogins,
-                    loginLockout, maxLoginLockout, authenticationThreads, clock);
+                    loginLockout, maxLoginLockout, authenticationThreads, clock, federationSecret);
         }
     }
 }

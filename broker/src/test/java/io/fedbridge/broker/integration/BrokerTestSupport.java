@@ -39,6 +39,15 @@ abstract class BrokerTestSupport {
         return connect(ClientConfig.builder(uri(broker, transport)).heartBeats(Duration.ZERO).build());
     }
 
+    /**
+     * A connection that announces itself as a federation link, as a bridge does (from this host, to an open broker,
+     * that is all it takes): for tests that speak for a bridge.
+     */
+    protected StompConnection link(Broker broker) {
+        return connect(ClientConfig.builder(uri(broker, "tcp")).heartBeats(Duration.ZERO)
+                .connectHeaders(() -> java.util.Map.of(io.fedbridge.core.FederationHeaders.FEDERATE, "true")).build());
+    }
+
     protected StompConnection connect(ClientConfig config) {
         StompConnection c = StompConnection.connect(config);
         resources.add(0, c);

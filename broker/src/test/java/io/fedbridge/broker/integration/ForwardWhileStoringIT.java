@@ -61,8 +61,8 @@ class ForwardWhileStoringIT extends BrokerTestSupport {
     void shouldForwardToAPeerWhileTheWriteIsUnderWayAndReceiptOnlyAfterIt() throws Exception {
         GatedStore store = new GatedStore();
         Broker b = start(store);
-        Subscription forwarding = connect(b, "tcp").subscribeAndWait(bridgeTo("/queue/fwd", "peer-x"), null, WAIT);
-        CompletableFuture<Void> send = connect(b, "tcp").send(Message.builder("/queue/fwd").persistent(true).body("m1").build());
+        Subscription forwarding = link(b).subscribeAndWait(bridgeTo("/queue/fwd", "peer-x"), null, WAIT);
+        CompletableFuture<Void> send = link(b).send(Message.builder("/queue/fwd").persistent(true).body("m1").build());
 
         ReceivedMessage m = forwarding.receive(WAIT);
         assertThat(m).as("forwarded before the write completed").isNotNull();
@@ -81,10 +81,10 @@ class ForwardWhileStoringIT extends BrokerTestSupport {
         GatedStore store = new GatedStore();
         Broker b = start(store);
         List<String> local = new CopyOnWriteArrayList<>();
-        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/held"), msg -> local.add(msg.bodyAsString()), WAIT);
+        link(b).subscribeAndWait(SubscriptionRequest.of("/queue/held"), msg -> local.add(msg.bodyAsString()), WAIT);
         // A bridge is attached too, at its lower priority: the local consumer is still the one preferred.
-        Subscription forwarding = connect(b, "tcp").subscribeAndWait(bridgeTo("/queue/held", "peer-x"), null, WAIT);
-        CompletableFuture<Void> send = connect(b, "tcp").send(Message.builder("/queue/held").persistent(true).body("m1").build());
+        Subscription forwarding = link(b).subscribeAndWait(bridgeTo("/queue/held", "peer-x"), null, WAIT);
+        CompletableFuture<Void> send = link(b).send(Message.builder("/queue/held").persistent(true).body("m1").build());
 
         await("the write is under way").atMost(WAIT).until(() -> store.writes.size() == 1);
         await("nobody gets it before the write completes").during(Duration.ofMillis(300)).atMost(WAIT).until(local::isEmpty);
@@ -104,8 +104,8 @@ class ForwardWhileStoringIT extends BrokerTestSupport {
         // resend, so it gets only stored messages.
         SubscriptionRequest foreign = SubscriptionRequest.builder("/queue/foreign").ackMode(AckMode.CLIENT_INDIVIDUAL)
                 .header(FederationHeaders.NETWORK_CONSUMER, "true").build();
-        Subscription forwarding = connect(b, "tcp").subscribeAndWait(foreign, null, WAIT);
-        CompletableFuture<Void> send = connect(b, "tcp").send(Message.builder("/queue/foreign").persistent(true).body("m1").build());
+        Subscription forwarding = link(b).subscribeAndWait(foreign, null, WAIT);
+        CompletableFuture<Void> send = link(b).send(Message.builder("/queue/foreign").persistent(true).body("m1").build());
         await("the write is under way").atMost(WAIT).until(() -> store.writes.size() == 1);
         assertThat(forwarding.receive(Duration.ofMillis(300))).isNull();
         store.completeAll();

@@ -44,9 +44,9 @@ class MessageCopiesIT extends BrokerTestSupport {
     @Test
     void shouldDropAReplayOfAMessageALocalConsumerAlreadyTook() throws Exception {
         Broker b = startBroker(BrokerConfig.builder("copies-replay"));
-        StompConnection producer = connect(b, "tcp");
+        StompConnection producer = link(b);
         producer.send(Message.builder("/queue/once").header(FederationHeaders.FEDERATION_ID, "producer-1:7").body("m7").build()).get();
-        StompConnection consumer = connect(b, "tcp");
+        StompConnection consumer = link(b);
         Subscription sub = consumer.subscribeAndWait(SubscriptionRequest.builder("/queue/once")
                 .ackMode(AckMode.CLIENT_INDIVIDUAL).build(), null, WAIT);
         ReceivedMessage first = sub.receive(WAIT);
@@ -55,7 +55,7 @@ class MessageCopiesIT extends BrokerTestSupport {
         await("the ack is taken").atMost(WAIT).until(() -> b.queue("/queue/once").inflight() == 0);
 
         // Another broker held a copy (say, a forward whose receipt was lost) and replays it here.
-        StompFrame receipt = connect(b, "tcp").sendForReceipt(replay("/queue/once", "producer-1:7", 1)).get(10, TimeUnit.SECONDS);
+        StompFrame receipt = link(b).sendForReceipt(replay("/queue/once", "producer-1:7", 1)).get(10, TimeUnit.SECONDS);
         assertThat(receipt.header(FederationHeaders.DUPLICATES)).isEqualTo("1");
         producer.send(Message.of("/queue/once", "fence")).get();
         assertThat(sub.receive(WAIT).bodyAsString()).as("the copy is never delivered").isEqualTo("fence");
@@ -65,7 +65,7 @@ class MessageCopiesIT extends BrokerTestSupport {
     @Test
     void shouldNotDeliverASecondCopyOnceTheFirstWasConsumedHere() throws Exception {
         Broker b = startBroker(BrokerConfig.builder("copies-queued"));
-        StompConnection peer = connect(b, "tcp");
+        StompConnection peer = link(b);
         // Two replays of one message (different counts: each is new to the dedupe) wait on the same queue.
         peer.sendForReceipt(replay("/queue/two", "producer-1:9", 1)).get(10, TimeUnit.SECONDS);
         peer.sendForReceipt(replay("/queue/two", "producer-1:9", 2)).get(10, TimeUnit.SECONDS);
@@ -77,7 +77,7 @@ class MessageCopiesIT extends BrokerTestSupport {
     /** A consumer of {@code queue}, where two copies of one message wait, gets {@code body} once, and nothing else. */
     private void assertOnlyOneCopyDelivered(Broker b, String queue, String body) throws Exception {
         List<String> got = new CopyOnWriteArrayList<>();
-        Subscription sub = connect(b, "tcp").subscribeAndWait(SubscriptionRequest.builder(queue)
+        Subscription sub = link(b).subscribeAndWait(SubscriptionRequest.builder(queue)
                 .ackMode(AckMode.CLIENT_INDIVIDUAL).prefetch(1).build(), null, WAIT);
         ReceivedMessage m = sub.receive(WAIT);
         got.add(m.bodyAsString());
@@ -92,7 +92,8 @@ class MessageCopiesIT extends BrokerTestSupport {
     void shouldNotDeliverASecondRecoveredCopyOnceTheFirstWasConsumedAfterARestart(@TempDir Path data) throws Exception {
         // The two copies wait in the journal; after the restart no replay has been claimed yet, but they are there.
         Broker before = Broker.start(BrokerConfig.builder("copies-restart").listen("tcp://127.0.0.1:0").dataDirectory(data).build());
-        StompConnection peer = StompConnection.connect(before.connectUris().get(0));
+        StompConnection peer = StompConnection.connect(io.fedbridge.core.ClientConfig.builder(before.connectUris().get(0))
+                .connectHeaders(() -> java.util.Map.of(FederationHeaders.FEDERATE, "true")).build());
         peer.sendForReceipt(replay("/queue/two", "producer-1:11", 1)).get(10, TimeUnit.SECONDS);
         peer.sendForReceipt(replay("/queue/two", "producer-1:11", 2)).get(10, TimeUnit.SECONDS);
         peer.close();
@@ -106,24 +107,24 @@ class MessageCopiesIT extends BrokerTestSupport {
     @Test
     void shouldKeepAnUnreceiptedForwardForItsPeerForAWhile() throws Exception {
         Broker b = startBroker(BrokerConfig.builder("copies-doubt").inDoubtHold(Duration.ofSeconds(3)));
-        connect(b, "tcp").send(Message.builder("/queue/doubt").persistent(true).body("m1").build()).get();
+        link(b).send(Message.builder("/queue/doubt").persistent(true).body("m1").build()).get();
         SubscriptionRequest toPeerX = SubscriptionRequest.builder("/queue/doubt").ackMode(AckMode.CLIENT_INDIVIDUAL)
                 .header(FederationHeaders.NETWORK_CONSUMER, "true").header(FederationHeaders.EXCLUDE_BROKER, "peer-x").build();
-        StompConnection bridge = connect(b, "tcp");
+        StompConnection bridge = link(b);
         Subscription forwarding = bridge.subscribeAndWait(toPeerX, null, WAIT);
         assertThat(forwarding.receive(WAIT).bodyAsString()).isEqualTo("m1");
         bridge.close(); // the link died before peer-x's receipt came back: peer-x may have stored m1
 
         List<String> local = new CopyOnWriteArrayList<>();
-        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/doubt"), msg -> local.add(msg.bodyAsString()), WAIT);
+        link(b).subscribeAndWait(SubscriptionRequest.of("/queue/doubt"), msg -> local.add(msg.bodyAsString()), WAIT);
         await("a local consumer does not get it while peer-x may hold it").during(Duration.ofMillis(500)).atMost(WAIT)
                 .until(local::isEmpty);
-        Subscription toOtherPeer = connect(b, "tcp").subscribeAndWait(toPeerX.toBuilder()
+        Subscription toOtherPeer = link(b).subscribeAndWait(toPeerX.toBuilder()
                 .header(FederationHeaders.EXCLUDE_BROKER, "peer-y").build(), null, WAIT);
         assertThat(toOtherPeer.receive(Duration.ofMillis(300))).as("nor does a bridge to another peer").isNull();
         toOtherPeer.unsubscribe();
 
-        StompConnection bridgeAgain = connect(b, "tcp");
+        StompConnection bridgeAgain = link(b);
         Subscription again = bridgeAgain.subscribeAndWait(toPeerX, null, WAIT);
         ReceivedMessage resend = again.receive(WAIT);
         assertThat(resend.bodyAsString()).as("it goes back to peer-x at once, whose dedupe settles it").isEqualTo("m1");
@@ -135,8 +136,8 @@ class MessageCopiesIT extends BrokerTestSupport {
     @Test
     void shouldHandAnUnreceiptedForwardToAnyoneAtOnceWithoutAHold() throws Exception {
         Broker b = startBroker(BrokerConfig.builder("copies-no-hold").inDoubtHold(Duration.ZERO));
-        connect(b, "tcp").send(Message.builder("/queue/nohold").persistent(true).body("m1").build()).get();
-        StompConnection bridge = connect(b, "tcp");
+        link(b).send(Message.builder("/queue/nohold").persistent(true).body("m1").build()).get();
+        StompConnection bridge = link(b);
         Subscription forwarding = bridge.subscribeAndWait(SubscriptionRequest.builder("/queue/nohold")
                 .ackMode(AckMode.CLIENT_INDIVIDUAL).header(FederationHeaders.NETWORK_CONSUMER, "true")
                 .header(FederationHeaders.EXCLUDE_BROKER, "peer-x").build(), null, WAIT);
@@ -144,7 +145,7 @@ class MessageCopiesIT extends BrokerTestSupport {
         bridge.close();
 
         List<String> local = new CopyOnWriteArrayList<>();
-        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/nohold"), msg -> local.add(msg.bodyAsString()), WAIT);
+        link(b).subscribeAndWait(SubscriptionRequest.of("/queue/nohold"), msg -> local.add(msg.bodyAsString()), WAIT);
         await("inDoubtHold=0: a local consumer gets it as soon as the link is gone").atMost(Duration.ofSeconds(2))
                 .until(() -> local.contains("m1"));
     }

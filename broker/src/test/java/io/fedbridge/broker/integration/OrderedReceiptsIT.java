@@ -68,7 +68,7 @@ class OrderedReceiptsIT extends BrokerTestSupport {
     @Test
     void shouldSayItReceiptsForwardedSendsInOrder() throws Exception {
         Broker b = startBroker(BrokerConfig.builder("ordered-hello"));
-        StompConnection c = connect(b, "tcp");
+        StompConnection c = link(b);
         assertThat(c.connectedHeaders().get(FederationHeaders.ORDERED_RECEIPTS)).isEqualTo("true");
     }
 
@@ -76,7 +76,7 @@ class OrderedReceiptsIT extends BrokerTestSupport {
     void shouldHoldAReceiptBackUntilEveryEarlierForwardWasStoredEvenOnAnotherQueue() throws Exception {
         GatedStore store = new GatedStore();
         Broker b = gated("ordered-gate", store);
-        StompConnection bridge = connect(b, "tcp");
+        StompConnection bridge = link(b);
 
         bridge.sendFrame(forwarded("/queue/durable", "peer:1", true), false); // no receipt asked for
         CompletableFuture<StompFrame> later = bridge.sendForReceipt(forwarded("/queue/volatile", "peer:2", false));
@@ -96,7 +96,7 @@ class OrderedReceiptsIT extends BrokerTestSupport {
     void shouldReceiptNothingForwardedAfterAForwardThatCouldNotBeStored() throws Exception {
         GatedStore store = new GatedStore();
         Broker b = gated("ordered-fail", store);
-        StompConnection bridge = connect(b, "tcp");
+        StompConnection bridge = link(b);
 
         bridge.sendFrame(forwarded("/queue/durable", "peer:1", true), false);
         CompletableFuture<StompFrame> later = bridge.sendForReceipt(forwarded("/queue/volatile", "peer:2", false));
@@ -111,7 +111,7 @@ class OrderedReceiptsIT extends BrokerTestSupport {
     @Test
     void shouldCountTheDuplicatesDroppedSinceThePreviousReceipt() throws Exception {
         Broker b = startBroker(BrokerConfig.builder("ordered-dups"));
-        StompConnection bridge = connect(b, "tcp");
+        StompConnection bridge = link(b);
 
         bridge.sendFrame(forwarded("/queue/d", "peer:1", false), false);
         bridge.sendFrame(forwarded("/queue/d", "peer:1", false), false);

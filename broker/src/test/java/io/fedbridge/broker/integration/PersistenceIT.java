@@ -36,8 +36,10 @@ class PersistenceIT extends BrokerTestSupport {
         return Broker.start(BrokerConfig.builder(name).listen("tcp://127.0.0.1:0").dataDirectory(data).build());
     }
 
+    /** Announces itself as a federation link: several tests here send ids and replays as a bridge would. */
     private StompConnection client(Broker b, String clientId) {
-        return connect(ClientConfig.builder(b.connectUris().get(0)).heartBeats(Duration.ZERO).clientId(clientId).build());
+        return connect(ClientConfig.builder(b.connectUris().get(0)).heartBeats(Duration.ZERO).clientId(clientId)
+                .connectHeaders(() -> java.util.Map.of(io.fedbridge.core.FederationHeaders.FEDERATE, "true")).build());
     }
 
     @Test

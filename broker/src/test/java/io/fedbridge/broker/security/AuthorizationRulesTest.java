@@ -75,7 +75,7 @@ class AuthorizationRulesTest {
         assertThatThrownBy(() -> AuthorizationRules.parse("/queue/a read\n", "r"))
                 .hasMessageContaining("r:1: an entry is 'pattern operations principals'");
         assertThatThrownBy(() -> AuthorizationRules.parse("\n/queue/a delete user:x\n", "r"))
-                .hasMessage("r:2: operation must be read, write or admin, but was 'delete'");
+                .hasMessage("r:2: operation must be read, write, admin or federate, but was 'delete'");
         assertThatThrownBy(() -> AuthorizationRules.parse("queue/a read user:x\n", "r"))
                 .hasMessageContaining("r:1: pattern must be '>' or start with one of");
         assertThatThrownBy(() -> AuthorizationRules.parse("/queue/a.>.b read user:x\n", "r"))

@@ -36,10 +36,14 @@ public final class SecurityGuard implements AutoCloseable {
     private final String brokerName;
     private final LoginThrottle throttle;
     private final ThreadPoolExecutor executor;
+    /** Checks federation proofs; null without a federation secret. */
+    private final io.fedbridge.core.internal.FederationProof.Verifier federationProofs;
 
     public SecurityGuard(SecurityConfig config, String brokerName) {
         this.config = config;
         this.brokerName = brokerName;
+        this.federationProofs = config.federationSecret() == null ? null
+                : new io.fedbridge.core.internal.FederationProof.Verifier(config.federationSecret(), config.clock());
         this.throttle = new LoginThrottle(config.maxFailedLogins(), config.loginLockout(), config.maxLoginLockout(),
                 config.clock());
         if (config.authenticator() == null) {
@@ -131,24 +135,56 @@ public final class SecurityGuard implements AutoCloseable {
     }
 
     /**
-     * Null if {@code identity} may SEND to {@code destination}: {@code write}, or {@code admin} for an advisory
-     * topic (a forged advisory would steer bridges). Else why not.
+     * Null if a connection from {@code remote} that announced itself as a federation link with {@code proof} (the
+     * value of {@code fedbridge-federate}) is one; else why not, for the ERROR frame. With a federation secret the proof
+     * must match it. Without one, a broker with an authorizer leaves it to the {@code federate} right; a broker with
+     * none trusts only links from this host (loopback or {@code vm://}), since anyone else could announce the same.
      */
-    public String denySend(Identity identity, String destination) {
-        return deny(identity, isAdvisory(destination) ? Operation.ADMIN : Operation.WRITE, destination);
+    public String checkFederationLink(String proof, SocketAddress remote) {
+        if (federationProofs != null) {
+            String wrong = federationProofs.check(proof);
+            return wrong == null ? null : "federation link refused: " + wrong;
+        }
+        if (config.authorizer() != null || !(remote instanceof InetSocketAddress a) || a.getAddress().isLoopbackAddress()) {
+            return null;
+        }
+        return "federation link from " + a.getAddress().getHostAddress() + " refused: broker " + brokerName
+                + " has no federationSecret and no authorization rules, so it trusts federation links from this host only; "
+                + "set the same federationSecret on both brokers (or rules granting 'federate' to the bridge's user)";
     }
 
     /**
-     * Null if {@code identity} may SUBSCRIBE to {@code destination}: {@code read}; {@code admin} for an advisory
-     * topic (but {@code read} for the cluster topic failover clients follow); {@code read} and {@code admin} for a
+     * Whether a connection may use the federation headers on {@code destination}: it announced itself as a federation
+     * link ({@code link}, checked by {@link #checkFederationLink}) and, with an authorizer, holds {@code federate} there.
+     */
+    public boolean mayFederate(Identity identity, boolean link, String destination) {
+        return link && deny(identity, Operation.FEDERATE, destination) == null;
+    }
+
+    /**
+     * Null if {@code identity} may SEND to {@code destination}: {@code write}; for an advisory topic (a forged advisory
+     * would steer bridges and failover clients) only a federation link holding {@code federate}. Else why not.
+     */
+    public String denySend(Identity identity, boolean link, String destination) {
+        if (isAdvisory(destination)) {
+            return mayFederate(identity, link, destination) ? null : "advisory topics are written by the federation's brokers "
+                    + "and links only" + (link ? " (user '" + identity.name() + "' has no federate permission on " + destination + ")"
+                    : " (this connection did not announce itself as a federation link)");
+        }
+        return deny(identity, Operation.WRITE, destination);
+    }
+
+    /**
+     * Null if {@code identity} may SUBSCRIBE to {@code destination}: {@code read}; {@code admin} (or, on a federation
+     * link, {@code federate}) for an advisory topic (but {@code read} for the cluster topic failover clients follow); {@code read} and {@code admin} for a
      * wildcard that also matches advisory topics, such as {@code /topic/>}. Else why not.
      */
-    public String denySubscribe(Identity identity, String destination) {
+    public String denySubscribe(Identity identity, boolean link, String destination) {
         if (destination.equals(FederationHeaders.CLUSTER_TOPIC)) {
             return deny(identity, Operation.READ, destination);
         }
         if (isAdvisory(destination)) {
-            return deny(identity, Operation.ADMIN, destination);
+            return mayFederate(identity, link, destination) ? null : deny(identity, Operation.ADMIN, destination);
         }
         String denied = deny(identity, Operation.READ, destination);
         if (denied == null && config.authorizer() != null && (destination.indexOf('*') >= 0 || destination.indexOf('>') >= 0)) {

@@ -89,7 +89,7 @@ class AuthorizationIT extends SecurityTestSupport {
                 SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), null, WAIT))
                 .hasMessageContaining("SUBSCRIBE denied: user 'alice' has no admin permission on /topic/fedbridge.advisory.consumer");
         assertThatThrownBy(() -> login("alice").send(Message.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC, "forged demand")).get())
-                .hasMessageContaining("SEND denied: user 'alice' has no admin permission on /topic/fedbridge.advisory.consumer");
+                .hasMessageContaining("SEND denied: advisory topics are written by the federation's brokers and links only");
         Subscription advisories = login("admin").subscribeAndWait(
                 SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), null, WAIT);
         login("alice").subscribeAndWait(SubscriptionRequest.of("/queue/app.orders"), null, WAIT);

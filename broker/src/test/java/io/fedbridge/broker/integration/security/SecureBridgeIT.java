@@ -32,16 +32,21 @@ import org.junit.jupiter.api.Test;
 class SecureBridgeIT extends SecurityTestSupport {
 
     private static final String RULES_A = """
-            /queue/shared.>             read,write  group:apps, group:bridges
-            /queue/restricted.>         read,write  group:apps, group:bridges
+            /queue/shared.>             read,write  group:apps
+            /queue/shared.>             read,write,federate  group:bridges
+            /queue/restricted.>         read,write  group:apps
+            /queue/restricted.>         read,write,federate  group:bridges
             /queue/private.>            read,write  group:apps
             /topic/fedbridge.advisory.> admin       group:bridges
             """;
     /** On B the bridge may not write to /queue/restricted.>, though it may everywhere else. */
     private static final String RULES_B = """
-            /queue/shared.>             read,write  group:apps, group:bridges
+            /queue/shared.>             read,write  group:apps
+            /queue/shared.>             read,write,federate  group:bridges
             /queue/restricted.>         read,write  group:apps
-            /queue/private.>            read,write  group:apps, group:bridges
+            /queue/restricted.>         federate    group:bridges
+            /queue/private.>            read,write  group:apps
+            /queue/private.>            read,write,federate  group:bridges
             /topic/fedbridge.advisory.> admin       group:bridges
             """;
 

@@ -47,13 +47,17 @@ public final class SecureFederationMain {
         String usersText = System.getenv("FB_USERS");
 
         String rulesA = """
-                /queue/shared.>             read,write  group:apps, group:bridges
-                /queue/restricted.>         read,write  group:apps, group:bridges
+                /queue/shared.>             read,write  group:apps
+                /queue/shared.>             read,write,federate  group:bridges
+                /queue/restricted.>         read,write  group:apps
+                /queue/restricted.>         read,write,federate  group:bridges
                 /topic/fedbridge.advisory.> admin       group:bridges
                 """;
         String rulesB = """
-                /queue/shared.>             read,write  group:apps, group:bridges
+                /queue/shared.>             read,write  group:apps
+                /queue/shared.>             read,write,federate  group:bridges
                 /queue/restricted.>         read,write  group:apps
+                /queue/restricted.>         federate    group:bridges
                 /topic/fedbridge.advisory.> admin       group:bridges
                 """;
         TlsConfig serverTls = TlsConfig.builder().keyStore(serverKeyStore).keyStorePassword(storePassword)
