@@ -4,7 +4,11 @@ import io.fedbridge.core.tls.TlsConfig;
 import io.fedbridge.core.uri.CompositeUri;
 import io.fedbridge.core.uri.UriOptions;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * How a plain {@link StompConnection} connects. Build one from a URI such as
@@ -23,17 +27,32 @@ import java.util.Objects;
  * @param clientId          the {@code client-id} header (durable subscriptions), or null
  * @param tls               TLS settings for an {@code ssl://} URI (default {@link TlsConfig#ofDefaults()}: JDK trust,
  *                          host-name verification on); always null for {@code tcp://} and {@code vm://}
+ * @param connectHeaders    extra headers of the CONNECT frame, such as {@link FederationHeaders#PRODUCER_SECRET}
+ *                          (never the standard ones this record sets); set with the builder only, not a URI option.
+ *                          Their values are never printed: they may be secrets
  */
 public record ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
                            Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
-                           FrameLimits limits, String clientId, TlsConfig tls) {
+                           FrameLimits limits, String clientId, TlsConfig tls, Map<String, String> connectHeaders) {
+
+    /** CONNECT headers {@link StompConnection} writes itself; {@code connectHeaders} may not name them. */
+    private static final Set<String> STANDARD_CONNECT_HEADERS = Set.of(StompHeaders.ACCEPT_VERSION, StompHeaders.HOST,
+            StompHeaders.HEART_BEAT, StompHeaders.LOGIN, StompHeaders.PASSCODE, "client-id");
 
     /** A plain-transport config, as before TLS existed: for {@code ssl://} the TLS defaults apply. */
     public ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
                         Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
                         FrameLimits limits, String clientId) {
         this(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout, closeTimeout, limits,
-                clientId, null);
+                clientId, null, null);
+    }
+
+    /** A config without extra CONNECT headers. */
+    public ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
+                        Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
+                        FrameLimits limits, String clientId, TlsConfig tls) {
+        this(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout, closeTimeout, limits,
+                clientId, tls, null);
     }
 
     public ClientConfig {
@@ -49,6 +68,17 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
             tls = tls == null ? TlsConfig.ofDefaults() : tls;
         } else {
             tls = null; // a failover list may mix ssl:// and tcp:// brokers; TLS settings apply to the former only
+        }
+        connectHeaders = Collections.unmodifiableMap(new LinkedHashMap<>(connectHeaders == null ? Map.of() : connectHeaders));
+        for (Map.Entry<String, String> e : connectHeaders.entrySet()) {
+            if (STANDARD_CONNECT_HEADERS.contains(e.getKey())) {
+                throw new IllegalArgumentException("connectHeaders must not set the standard CONNECT header '"
+                        + e.getKey() + "' (use its own setting), but did");
+            }
+            if (e.getKey().isEmpty() || e.getValue() == null) {
+                throw new IllegalArgumentException("connectHeaders must have non-empty names and non-null values, but had '"
+                        + e.getKey() + "'");
+            }
         }
     }
 
@@ -110,6 +140,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         b.limits = limits;
         b.clientId = clientId;
         b.tls = tls;
+        b.connectHeaders.putAll(connectHeaders);
         return b;
     }
 
@@ -118,7 +149,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         return "ClientConfig[uri=" + uri + ", login=" + login + ", passcode=" + (passcode == null ? null : "*****")
                 + ", host=" + host + ", heartBeatSend=" + heartBeatSend + ", heartBeatReceive=" + heartBeatReceive
                 + ", connectTimeout=" + connectTimeout + ", clientId=" + clientId + (tls == null ? "" : ", tls=" + tls)
-                + "]";
+                + (connectHeaders.isEmpty() ? "" : ", connectHeaders=" + connectHeaders.keySet()) + "]";
     }
 
     public static final class Builder {
@@ -133,6 +164,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         private FrameLimits limits;
         private String clientId;
         private TlsConfig tls;
+        private final Map<String, String> connectHeaders = new LinkedHashMap<>();
 
         private Builder(CompositeUri uri) {
             this.uri = uri;
@@ -229,9 +261,15 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
             return this;
         }
 
+        /** An extra CONNECT header (replacing one of the same name); not one of the standard ones. */
+        public Builder connectHeader(String name, String value) {
+            connectHeaders.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
         public ClientConfig build() {
             return new ClientConfig(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout,
-                    closeTimeout, limits, clientId, tls);
+                    closeTimeout, limits, clientId, tls, connectHeaders);
         }
     }
 }

@@ -518,6 +518,7 @@ public final class StompConnection implements AutoCloseable {
             if (config.clientId() != null) {
                 h.add("client-id", config.clientId());
             }
+            config.connectHeaders().forEach(h::add);
             ctx.writeAndFlush(new StompFrame(StompCommand.CONNECT, h));
         }
 

@@ -29,9 +29,11 @@ import io.fedbridge.failover.FailoverTransaction;
 import io.fedbridge.failover.MessageRejectedException;
 import io.fedbridge.failover.SendReceipt;
 import io.github.resilience4j.core.IntervalFunction;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -93,6 +95,7 @@ public final class DefaultFailoverClient implements FailoverClient {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultFailoverClient.class);
     private static final AtomicLong NUMBERS = new AtomicLong();
+    private static final SecureRandom SECURE_RANDOM = new SecureRandom();
     private static final String CLUSTER_SUBSCRIPTION_ID = "fedbridge-failover-cluster";
     /**
      * A connection lost sooner than this after it was restored counts as a failed connect round, so a broker that
@@ -105,6 +108,12 @@ public final class DefaultFailoverClient implements FailoverClient {
     private final FailoverListener listener;
     private final String name;
     private final String clientKey = UUID.randomUUID().toString();
+    /**
+     * Sent as {@value FederationHeaders#PRODUCER_SECRET} on every CONNECT, the same to every broker, so that the
+     * federation keys this client's {@code fedbridge-id}s by it: its resends after a failover deduplicate, and no other
+     * client can forge its ids. Never logged, printed or put in a message.
+     */
+    private final String producerSecret = newProducerSecret();
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicLong subscriptionNumbers = new AtomicLong();
     private final AtomicLong transactionNumbers = new AtomicLong();
@@ -195,6 +204,17 @@ public final class DefaultFailoverClient implements FailoverClient {
         c.runOnEngine(c::startRound);
         c.awaitFirstConnection();
         return c;
+    }
+
+    private static String newProducerSecret() {
+        byte[] bytes = new byte[16];
+        SECURE_RANDOM.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /** How to connect to {@code uri}: the config's settings plus this client's producer secret. */
+    private ClientConfig clientConfig(CompositeUri uri) {
+        return config.clientConfig(uri).toBuilder().connectHeader(FederationHeaders.PRODUCER_SECRET, producerSecret).build();
     }
 
     private static ScheduledExecutorService ownScheduler(String threadName) {
@@ -291,7 +311,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         }
         ClientConfig cc;
         try {
-            cc = config.clientConfig(uri);
+            cc = clientConfig(uri);
         } catch (IllegalArgumentException e) {
             lastFailure = e;
             tryNext(order, i + 1, round);
@@ -895,7 +915,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             switchTo(uri, backup, "priority broker " + uri.withoutOptions() + " is back");
             return;
         }
-        StompConnection.connectAsync(config.clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
+        StompConnection.connectAsync(clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
             if (e != null) {
                 probe(candidates, i + 1);
             } else {
@@ -957,7 +977,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         }
         ClientConfig cc;
         try {
-            cc = config.clientConfig(uri);
+            cc = clientConfig(uri);
         } catch (IllegalArgumentException e) {
             LOG.debug("{}: cannot rebalance to {}: {}", name, uri, e.getMessage());
             return;
@@ -1058,7 +1078,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             }
             have++;
             backupsConnecting.add(uri);
-            StompConnection.connectAsync(config.clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
+            StompConnection.connectAsync(clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
                 backupsConnecting.remove(uri);
                 if (e != null) {
                     backupsFailed.add(uri);

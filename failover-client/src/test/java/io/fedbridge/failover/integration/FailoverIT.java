@@ -149,6 +149,28 @@ class FailoverIT extends FailoverTestSupport {
     }
 
     @Test
+    void shouldSendTheSameRandomProducerSecretOnEveryConnectAndNowhereElse() throws Exception {
+        FakeStompServer a = fake();
+        FakeStompServer b = fake();
+        FailoverClient client = connect(ordered(a.uri(), b.uri()).build());
+        client.send(Message.of("/queue/secret", "m"));
+        String secret = a.sessions().get(0).connectHeaders.get(FederationHeaders.PRODUCER_SECRET);
+        assertThat(secret).as("128 random bits, base64url without padding").matches("[A-Za-z0-9_-]{22}");
+
+        a.close();
+        await("client moved to B").atMost(WAIT).until(() -> b.uri().equals(client.connectedUri()));
+
+        assertThat(b.sessions().get(0).connectHeaders.get(FederationHeaders.PRODUCER_SECRET)).isEqualTo(secret);
+        assertThat(a.frames("SEND").get(0).headers().values()).doesNotContain(secret);
+        assertThat(client.toString()).doesNotContain(secret);
+        assertThat(client.config().toString()).doesNotContain(secret);
+        FakeStompServer other = fake();
+        connect(ordered(other.uri()).build());
+        assertThat(other.sessions().get(0).connectHeaders.get(FederationHeaders.PRODUCER_SECRET))
+                .as("another client's secret").isNotNull().isNotEqualTo(secret);
+    }
+
+    @Test
     void shouldReceiveWhatADurableSubscriptionKeptWhileTheBrokerRestarted() throws Exception {
         Broker a = startBroker();
         FailoverClient client = connect(ordered(uri(a)).clientId("news-reader").build());
