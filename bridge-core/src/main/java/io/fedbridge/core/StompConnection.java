@@ -395,6 +395,11 @@ public final class StompConnection implements AutoCloseable {
         return h == null ? null : h.get(StompHeaders.VERSION, "1.0");
     }
 
+    /** This connection's name, unique in the JVM ({@code stomp-client-N}), as its log lines show it. */
+    public String name() {
+        return name;
+    }
+
     public String sessionId() {
         StompHeaders h = connectedHeaders;
         return h == null ? null : h.get(StompHeaders.SESSION);

@@ -358,6 +358,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(FederationHeaders.BROKER_NAME, core.config.name());
         h.add(FederationHeaders.CLUSTER_URIS, core.clusterUris());
         h.add(FederationHeaders.ORDERED_RECEIPTS, "true");
+        h.add(FederationHeaders.VOUCHED_IDS, "true");
         state = State.CONNECTED;
         ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));
         if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
