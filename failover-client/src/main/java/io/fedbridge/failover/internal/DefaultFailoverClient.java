@@ -125,6 +125,7 @@ public final class DefaultFailoverClient implements FailoverClient {
     private final Clock clock;
     private final Random random;
     private final BrokerList brokers;
+    private final LearnedBrokerFilter learnedFilter;
     private final PendingSends pending;
     private final IntervalFunction backoff;
     private final CompletableFuture<Void> firstConnection = new CompletableFuture<>();
@@ -190,6 +191,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         this.random = env.random();
         this.brokers = new BrokerList(config.uris(), config.priorityBackup() ? config.effectivePriorityURIs() : List.of(),
                 config.randomize(), random);
+        this.learnedFilter = new LearnedBrokerFilter(config.cluster(), name);
         this.pending = new PendingSends(config.maxCacheSize());
         this.backoff = config.reconnect().intervalFunction();
     }
@@ -212,9 +214,17 @@ public final class DefaultFailoverClient implements FailoverClient {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
-    /** How to connect to {@code uri}: the config's settings plus this client's producer secret. */
+    /**
+     * How to connect to {@code uri}: the config's settings plus this client's producer secret; for a learned broker
+     * without {@code updateURIsCredentials}, no login or passcode.
+     */
     private ClientConfig clientConfig(CompositeUri uri) {
-        return config.clientConfig(uri).toBuilder().connectHeader(FederationHeaders.PRODUCER_SECRET, producerSecret).build();
+        ClientConfig.Builder b = config.clientConfig(uri).toBuilder()
+                .connectHeader(FederationHeaders.PRODUCER_SECRET, producerSecret);
+        if (!config.cluster().updateURIsCredentials() && !brokers.isConfigured(uri)) {
+            b.login(null).passcode(null);
+        }
+        return b.build();
     }
 
     private static ScheduledExecutorService ownScheduler(String threadName) {
@@ -994,6 +1004,10 @@ public final class DefaultFailoverClient implements FailoverClient {
     // ------------------------------------------------------------------------------------------------ cluster
 
     private void onClusterMessage(StompConnection c, ReceivedMessage m) {
+        if (!ClusterHeaders.CLUSTER_TOPIC.equals(m.destination())) {
+            LOG.debug("{}: ignoring a MESSAGE from {} to {} on the cluster subscription", name, uriOf(c), m.destination());
+            return;
+        }
         String uris = m.header(ClusterHeaders.CLUSTER_URIS);
         boolean rebalance = "true".equals(m.header(ClusterHeaders.CLUSTER_REBALANCE));
         runOnEngine(() -> applyClusterUris(c, uris, rebalance));
@@ -1010,7 +1024,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             }
             cur = currentUri;
         }
-        List<CompositeUri> announced = ClusterHeaders.parse(value);
+        List<CompositeUri> announced = learnedFilter.accept(ClusterHeaders.parse(value), cur, brokers);
         boolean changed = brokers.updateLearned(announced);
         if (changed || rebalance) {
             LOG.info("{}: {} announces brokers {}{}", name, cur.withoutOptions(), announced, rebalance ? " and asks to rebalance" : "");
@@ -1152,7 +1166,7 @@ public final class DefaultFailoverClient implements FailoverClient {
     @Override
     public FailoverStats stats() {
         return new FailoverStats(connects.get(), connectionsLost.get(), sendsResent.get(), duplicateReceipts.get(),
-                redeliveriesDropped.get(), pending.size());
+                redeliveriesDropped.get(), learnedFilter.ignored(), pending.size());
     }
 
     @Override
