@@ -4,7 +4,11 @@ import io.fedbridge.core.tls.TlsConfig;
 import io.fedbridge.core.uri.CompositeUri;
 import io.fedbridge.core.uri.UriOptions;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * How a plain {@link StompConnection} connects. Build one from a URI such as
@@ -23,30 +27,32 @@ import java.util.Objects;
  * @param clientId          the {@code client-id} header (durable subscriptions), or null
  * @param tls               TLS settings for an {@code ssl://} URI (default {@link TlsConfig#ofDefaults()}: JDK trust,
  *                          host-name verification on); always null for {@code tcp://} and {@code vm://}
- * @param connectHeaders    extra headers for each CONNECT frame, asked anew for every connection attempt (a
- *                          federation proof is fresh each time); never logged or printed. Default none
+ * @param connectHeaders    extra headers of the CONNECT frame, such as {@link FederationHeaders#PRODUCER_SECRET}
+ *                          (never the standard ones this record sets); set with the builder only, not a URI option.
+ *                          Their values are never printed: they may be secrets
  */
 public record ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
                            Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
-                           FrameLimits limits, String clientId, TlsConfig tls,
-                           java.util.function.Supplier<java.util.Map<String, String>> connectHeaders) {
+                           FrameLimits limits, String clientId, TlsConfig tls, Map<String, String> connectHeaders) {
 
-    private static final java.util.function.Supplier<java.util.Map<String, String>> NO_HEADERS = java.util.Map::of;
-
-    /** Without extra CONNECT headers. */
-    public ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
-                        Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
-                        FrameLimits limits, String clientId, TlsConfig tls) {
-        this(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout, closeTimeout, limits,
-                clientId, tls, null);
-    }
+    /** CONNECT headers {@link StompConnection} writes itself; {@code connectHeaders} may not name them. */
+    private static final Set<String> STANDARD_CONNECT_HEADERS = Set.of(StompHeaders.ACCEPT_VERSION, StompHeaders.HOST,
+            StompHeaders.HEART_BEAT, StompHeaders.LOGIN, StompHeaders.PASSCODE, "client-id");
 
     /** A plain-transport config, as before TLS existed: for {@code ssl://} the TLS defaults apply. */
     public ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
                         Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
                         FrameLimits limits, String clientId) {
         this(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout, closeTimeout, limits,
-                clientId, null);
+                clientId, null, null);
+    }
+
+    /** A config without extra CONNECT headers. */
+    public ClientConfig(CompositeUri uri, String login, String passcode, String host, Duration heartBeatSend,
+                        Duration heartBeatReceive, Duration connectTimeout, Duration closeTimeout,
+                        FrameLimits limits, String clientId, TlsConfig tls) {
+        this(uri, login, passcode, host, heartBeatSend, heartBeatReceive, connectTimeout, closeTimeout, limits,
+                clientId, tls, null);
     }
 
     public ClientConfig {
@@ -58,11 +64,21 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         closeTimeout = positive("closeTimeout", closeTimeout, Duration.ofSeconds(5));
         limits = limits == null ? FrameLimits.ofDefaults() : limits;
         host = host == null ? uri.host() : host;
-        connectHeaders = connectHeaders == null ? NO_HEADERS : connectHeaders;
         if (io.fedbridge.core.internal.Transports.isTls(uri)) {
             tls = tls == null ? TlsConfig.ofDefaults() : tls;
         } else {
             tls = null; // a failover list may mix ssl:// and tcp:// brokers; TLS settings apply to the former only
+        }
+        connectHeaders = Collections.unmodifiableMap(new LinkedHashMap<>(connectHeaders == null ? Map.of() : connectHeaders));
+        for (Map.Entry<String, String> e : connectHeaders.entrySet()) {
+            if (STANDARD_CONNECT_HEADERS.contains(e.getKey())) {
+                throw new IllegalArgumentException("connectHeaders must not set the standard CONNECT header '"
+                        + e.getKey() + "' (use its own setting), but did");
+            }
+            if (e.getKey().isEmpty() || e.getValue() == null) {
+                throw new IllegalArgumentException("connectHeaders must have non-empty names and non-null values, but had '"
+                        + e.getKey() + "'");
+            }
         }
     }
 
@@ -124,7 +140,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         b.limits = limits;
         b.clientId = clientId;
         b.tls = tls;
-        b.connectHeaders = connectHeaders == NO_HEADERS ? null : connectHeaders;
+        b.connectHeaders.putAll(connectHeaders);
         return b;
     }
 
@@ -133,7 +149,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         return "ClientConfig[uri=" + uri + ", login=" + login + ", passcode=" + (passcode == null ? null : "*****")
                 + ", host=" + host + ", heartBeatSend=" + heartBeatSend + ", heartBeatReceive=" + heartBeatReceive
                 + ", connectTimeout=" + connectTimeout + ", clientId=" + clientId + (tls == null ? "" : ", tls=" + tls)
-                + "]";
+                + (connectHeaders.isEmpty() ? "" : ", connectHeaders=" + connectHeaders.keySet()) + "]";
     }
 
     public static final class Builder {
@@ -148,7 +164,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
         private FrameLimits limits;
         private String clientId;
         private TlsConfig tls;
-        private java.util.function.Supplier<java.util.Map<String, String>> connectHeaders;
+        private final Map<String, String> connectHeaders = new LinkedHashMap<>();
 
         private Builder(CompositeUri uri) {
             this.uri = uri;
@@ -239,18 +255,15 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
             return this;
         }
 
-        /**
-         * Extra CONNECT headers, asked for on every connection attempt (e.g. {@code fedbridge-federate} with a fresh
-         * proof, or {@code fedbridge-producer-secret}); null for none.
-         */
-        public Builder connectHeaders(java.util.function.Supplier<java.util.Map<String, String>> headers) {
-            this.connectHeaders = headers;
-            return this;
-        }
-
         /** TLS settings, used when the URI is {@code ssl://} (ignored otherwise); null for the defaults. */
         public Builder tls(TlsConfig tls) {
             this.tls = tls;
+            return this;
+        }
+
+        /** An extra CONNECT header (replacing one of the same name); not one of the standard ones. */
+        public Builder connectHeader(String name, String value) {
+            connectHeaders.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
             return this;
         }
 

@@ -395,6 +395,11 @@ public final class StompConnection implements AutoCloseable {
         return h == null ? null : h.get(StompHeaders.VERSION, "1.0");
     }
 
+    /** This connection's name, unique in the JVM ({@code stomp-client-N}), as its log lines show it. */
+    public String name() {
+        return name;
+    }
+
     public String sessionId() {
         StompHeaders h = connectedHeaders;
         return h == null ? null : h.get(StompHeaders.SESSION);
@@ -518,7 +523,7 @@ public final class StompConnection implements AutoCloseable {
             if (config.clientId() != null) {
                 h.add("client-id", config.clientId());
             }
-            config.connectHeaders().get().forEach(h::add);
+            config.connectHeaders().forEach(h::add);
             ctx.writeAndFlush(new StompFrame(StompCommand.CONNECT, h));
         }
 

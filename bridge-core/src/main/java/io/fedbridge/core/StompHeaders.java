@@ -208,6 +208,6 @@ public final class StompHeaders {
 
     static boolean isSecret(String name) {
         String n = name.toLowerCase(java.util.Locale.ROOT);
-        return n.endsWith("passcode") || n.endsWith("password");
+        return n.endsWith("passcode") || n.endsWith("password") || n.endsWith("secret");
     }
 }

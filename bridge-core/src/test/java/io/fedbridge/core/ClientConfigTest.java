@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -146,6 +147,23 @@ class ClientConfigTest {
         assertThatThrownBy(() -> new ClientConfig(null, null, null, null, null, null, null, null, null, null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("uri");
+    }
+
+    @Test
+    void shouldCarryExtraConnectHeadersWithoutPrintingTheirValues() {
+        ClientConfig c = ClientConfig.builder("tcp://h:1").connectHeader(FederationHeaders.PRODUCER_SECRET, "s3cret-value").build();
+
+        assertThat(c.connectHeaders()).containsExactly(Map.entry(FederationHeaders.PRODUCER_SECRET, "s3cret-value"));
+        assertThat(c.toBuilder().build()).isEqualTo(c);
+        assertThat(c.toString()).doesNotContain("s3cret-value").contains(FederationHeaders.PRODUCER_SECRET);
+        assertThat(ClientConfig.fromUri("tcp://h:1").connectHeaders()).isEmpty();
+    }
+
+    @Test
+    void shouldRejectAnExtraConnectHeaderThatIsAStandardOne() {
+        assertThatThrownBy(() -> ClientConfig.builder("tcp://h:1").connectHeader("login", "x").build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connectHeaders must not set the standard CONNECT header 'login'");
     }
 
     @Test

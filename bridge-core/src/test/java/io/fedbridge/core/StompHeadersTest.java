@@ -171,7 +171,7 @@ class StompHeadersTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"passcode", "password", "keyStorePassword", "PASSWORD", "x-db-Password"})
+    @ValueSource(strings = {"passcode", "password", "keyStorePassword", "PASSWORD", "x-db-Password", "fedbridge-producer-secret"})
     void shouldMaskSecretsInToString(String name) {
         StompHeaders h = StompHeaders.of("login", "app", name, "s3cret");
 

@@ -47,6 +47,10 @@ import java.util.Set;
  *     ({@code fedbridge-cluster-uris}) to the list</td></tr>
  * <tr><td>rebalanceUpdateURIs</td><td>true</td><td>move to another broker when an announcement asks clients to
  *     rebalance</td></tr>
+ * <tr><td>updateURIsAllowed</td><td>any</td><td><b>fedbridge's</b>: {@code host:port} glob patterns
+ *     (comma-separated) a learned broker must match to be used; see {@link FailoverClusterConfig}</td></tr>
+ * <tr><td>updateURIsCredentials</td><td>false</td><td><b>fedbridge's</b>: send the configured login and passcode to
+ *     learned brokers too</td></tr>
  * <tr><td>heartBeatSend, heartBeatReceive</td><td>10 s, 10 s</td><td>STOMP heart-beats on every connection; a
  *     silent broker counts as failed after 3 receive intervals; 0 = off</td></tr>
  * <tr><td>clientId</td><td>none</td><td>the {@code client-id} sent on every connection (durable subscriptions)</td></tr>
@@ -70,8 +74,8 @@ import java.util.Set;
  * @param priorityURIs        the priority brokers (each one of {@code uris}); empty = the first of {@code uris}
  * @param backup              hold ready connections to other brokers
  * @param backupPoolSize      how many, at least 1
- * @param updateURIsSupported learn brokers from the federation's announcements
- * @param rebalanceUpdateURIs obey an announcement's request to rebalance
+ * @param cluster             what to take from the federation's announcements of its brokers (updateURIsSupported,
+ *                            rebalanceUpdateURIs, updateURIsAllowed, updateURIsCredentials)
  * @param heartBeatSend       heart-beat offer, sending side; 0 = none
  * @param heartBeatReceive    heart-beat offer, receiving side; 0 = none
  * @param clientId            the {@code client-id} header, or null
@@ -80,8 +84,7 @@ import java.util.Set;
  */
 public record FailoverConfig(List<CompositeUri> uris, boolean randomize, FailoverReconnectConfig reconnect,
                              Duration timeout, long maxCacheSize, boolean priorityBackup, List<CompositeUri> priorityURIs,
-                             boolean backup, int backupPoolSize, boolean updateURIsSupported, boolean rebalanceUpdateURIs,
-                             Duration heartBeatSend, Duration heartBeatReceive, String clientId, int auditDepth,
+                             boolean backup, int backupPoolSize, FailoverClusterConfig cluster, Duration heartBeatSend, Duration heartBeatReceive, String clientId, int auditDepth,
                              Map<String, String> nested) {
 
     /** The {@code timeout} that waits forever: -1 ms, as ActiveMQ writes it. */
@@ -110,6 +113,7 @@ public record FailoverConfig(List<CompositeUri> uris, boolean randomize, Failove
             }
         }
         reconnect = reconnect == null ? FailoverReconnectConfig.ofDefaults() : reconnect;
+        cluster = cluster == null ? FailoverClusterConfig.ofDefaults() : cluster;
         timeout = timeout == null ? DEFAULT_TIMEOUT : timeout.isNegative() ? NO_TIMEOUT : timeout;
         if (maxCacheSize < 1) {
             throw new IllegalArgumentException("maxCacheSize must be >= 1 byte, but was " + maxCacheSize);
@@ -232,14 +236,26 @@ public record FailoverConfig(List<CompositeUri> uris, boolean randomize, Failove
         b.priorityURIs.addAll(priorityURIs);
         b.backup = backup;
         b.backupPoolSize = backupPoolSize;
-        b.updateURIsSupported = updateURIsSupported;
-        b.rebalanceUpdateURIs = rebalanceUpdateURIs;
+        b.updateURIsSupported = cluster.updateURIsSupported();
+        b.rebalanceUpdateURIs = cluster.rebalanceUpdateURIs();
+        b.updateURIsAllowed = cluster.updateURIsAllowed();
+        b.updateURIsCredentials = cluster.updateURIsCredentials();
         b.heartBeatSend = heartBeatSend;
         b.heartBeatReceive = heartBeatReceive;
         b.clientId = clientId;
         b.auditDepth = auditDepth;
         b.nested.putAll(nested);
         return b;
+    }
+
+    /** Learn brokers from the federation's announcements: {@link FailoverClusterConfig#updateURIsSupported()}. */
+    public boolean updateURIsSupported() {
+        return cluster.updateURIsSupported();
+    }
+
+    /** Obey an announcement's request to rebalance: {@link FailoverClusterConfig#rebalanceUpdateURIs()}. */
+    public boolean rebalanceUpdateURIs() {
+        return cluster.rebalanceUpdateURIs();
     }
 
     /** Whether sends wait forever for a connection ({@code timeout=-1}). */
@@ -282,8 +298,7 @@ public record FailoverConfig(List<CompositeUri> uris, boolean randomize, Failove
         return "FailoverConfig[uris=" + uris + ", randomize=" + randomize + ", reconnect=" + reconnect
                 + ", timeout=" + (waitsForever() ? "forever" : timeout) + ", maxCacheSize=" + maxCacheSize
                 + ", priorityBackup=" + priorityBackup + ", priorityURIs=" + priorityURIs + ", backup=" + backup
-                + ", backupPoolSize=" + backupPoolSize + ", updateURIsSupported=" + updateURIsSupported
-                + ", rebalanceUpdateURIs=" + rebalanceUpdateURIs + ", heartBeatSend=" + heartBeatSend
+                + ", backupPoolSize=" + backupPoolSize + ", cluster=" + cluster + ", heartBeatSend=" + heartBeatSend
                 + ", heartBeatReceive=" + heartBeatReceive + ", clientId=" + clientId + ", auditDepth=" + auditDepth
                 + ", nested=" + shownNested + "]";
     }
@@ -301,6 +316,8 @@ public record FailoverConfig(List<CompositeUri> uris, boolean randomize, Failove
         private int backupPoolSize = 1;
         private boolean updateURIsSupported = true;
         private boolean rebalanceUpdateURIs = true;
+        private List<String> updateURIsAllowed = List.of();
+        private boolean updateURIsCredentials;
         private Duration heartBeatSend = Duration.ofSeconds(10);
         private Duration heartBeatReceive = Duration.ofSeconds(10);
         private String clientId;
@@ -332,6 +349,8 @@ public record FailoverConfig(List<CompositeUri> uris, boolean randomize, Failove
                     .integer("backupPoolSize", this::backupPoolSize)
                     .bool("updateURIsSupported", this::updateURIsSupported)
                     .bool("rebalanceUpdateURIs", this::rebalanceUpdateURIs)
+                    .list("updateURIsAllowed", ',', this::updateURIsAllowed)
+                    .bool("updateURIsCredentials", this::updateURIsCredentials)
                     .durationMillis("heartBeatSend", this::heartBeatSend)
                     .durationMillis("heartBeatReceive", this::heartBeatReceive)
                     .string("clientId", this::clientId)
@@ -440,6 +459,27 @@ public record FailoverConfig(List<CompositeUri> uris, boolean randomize, Failove
             return this;
         }
 
+        /** {@code host:port} glob patterns a learned broker must match; empty = any (see {@link FailoverClusterConfig}). */
+        public Builder updateURIsAllowed(List<String> patterns) {
+            updateURIsAllowed = List.copyOf(patterns);
+            return this;
+        }
+
+        /** Send the configured login and passcode to learned brokers too. */
+        public Builder updateURIsCredentials(boolean b) {
+            updateURIsCredentials = b;
+            return this;
+        }
+
+        /** Replaces every cluster-announcement setting at once. */
+        public Builder cluster(FailoverClusterConfig c) {
+            updateURIsSupported = c.updateURIsSupported();
+            rebalanceUpdateURIs = c.rebalanceUpdateURIs();
+            updateURIsAllowed = c.updateURIsAllowed();
+            updateURIsCredentials = c.updateURIsCredentials();
+            return this;
+        }
+
         public Builder heartBeatSend(Duration d) {
             heartBeatSend = d;
             return this;
@@ -475,7 +515,8 @@ public record FailoverConfig(List<CompositeUri> uris, boolean randomize, Failove
 
         public FailoverConfig build() {
             return new FailoverConfig(uris, randomize, reconnect.build(), timeout, maxCacheSize, priorityBackup,
-                    priorityURIs, backup, backupPoolSize, updateURIsSupported, rebalanceUpdateURIs, heartBeatSend,
+                    priorityURIs, backup, backupPoolSize, new FailoverClusterConfig(updateURIsSupported,
+                    rebalanceUpdateURIs, updateURIsAllowed, updateURIsCredentials), heartBeatSend,
                     heartBeatReceive, clientId, auditDepth, nested);
         }
     }

@@ -19,7 +19,12 @@ public interface FailoverMessage {
     /** The {@code fedbridge-id} header, or null if the message has none (sent by another client to another broker). */
     String federationId();
 
-    /** What identifies the message across brokers: its {@code fedbridge-id}, else its {@code message-id}. */
+    /**
+     * What the client knows the message by to drop redeliveries. From a broker that vouches for its ids
+     * ({@code fedbridge-vouched-ids:true} in CONNECTED, as fedbridge brokers do): its {@code fedbridge-id}, else its
+     * {@code message-id}, the same across connections and brokers. From any other broker (ActiveMQ, say): the
+     * {@code message-id} scoped to the connection it came over, so a redelivery after a failover is handed out again.
+     */
     String identity();
 
     /** A header of the delivered MESSAGE frame, or null. */

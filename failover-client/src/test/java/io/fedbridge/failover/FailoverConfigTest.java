@@ -35,6 +35,8 @@ class FailoverConfigTest {
         assertThat(c.backupPoolSize()).isEqualTo(1);
         assertThat(c.updateURIsSupported()).isTrue();
         assertThat(c.rebalanceUpdateURIs()).isTrue();
+        assertThat(c.cluster().updateURIsAllowed()).as("no restriction").isEmpty();
+        assertThat(c.cluster().updateURIsCredentials()).isFalse();
         assertThat(c.heartBeatSend()).isEqualTo(Duration.ofSeconds(10));
         assertThat(c.heartBeatReceive()).isEqualTo(Duration.ofSeconds(10));
         assertThat(c.clientId()).isNull();
@@ -47,7 +49,8 @@ class FailoverConfigTest {
         FailoverConfig c = FailoverConfig.fromUri(AB + "?randomize=false&initialReconnectDelay=100&maxReconnectDelay=5s"
                 + "&useExponentialBackOff=false&reconnectDelayExponent=1.5&maxReconnectAttempts=7&startupMaxReconnectAttempts=3"
                 + "&timeout=-1&maxCacheSize=65536&priorityBackup=true&priorityURIs=tcp://b:61613&backup=true&backupPoolSize=2"
-                + "&updateURIsSupported=false&rebalanceUpdateURIs=false&heartBeatSend=1000&heartBeatReceive=2s&clientId=app-1"
+                + "&updateURIsSupported=false&rebalanceUpdateURIs=false&updateURIsAllowed=*.prod.example.com:*,127.0.0.1:61613"
+                + "&updateURIsCredentials=true&heartBeatSend=1000&heartBeatReceive=2s&clientId=app-1"
                 + "&auditDepth=500&nested.login=app&nested.connectTimeout=2s");
 
         FailoverConfig expected = FailoverConfig.builder().uri("tcp://a:61613").uri("tcp://b:61613").randomize(false)
@@ -55,6 +58,7 @@ class FailoverConfigTest {
                 .useExponentialBackOff(false).reconnectDelayExponent(1.5).maxReconnectAttempts(7).startupMaxReconnectAttempts(3)
                 .timeout(FailoverConfig.NO_TIMEOUT).maxCacheSize(65536).priorityBackup(true).priorityURIs(List.of("tcp://b:61613"))
                 .backup(true).backupPoolSize(2).updateURIsSupported(false).rebalanceUpdateURIs(false)
+                .updateURIsAllowed(List.of("*.prod.example.com:*", "127.0.0.1:61613")).updateURIsCredentials(true)
                 .heartBeatSend(Duration.ofSeconds(1)).heartBeatReceive(Duration.ofSeconds(2)).clientId("app-1").auditDepth(500)
                 .nested("login", "app").nested("connectTimeout", "2s").build();
         assertThat(c).isEqualTo(expected);

@@ -106,9 +106,10 @@ public final class FederationBridge implements AutoCloseable {
         String secret = config.federationSecret();
         ClientConfig.Builder b = ClientConfig.builder(u).login(config.userName()).passcode(config.password())
                 .heartBeats(config.heartBeat())
-                // Announces a federation link (with a fresh proof of the secret on every attempt); foreign brokers ignore it.
-                .connectHeaders(() -> java.util.Map.of(io.fedbridge.core.FederationHeaders.FEDERATE,
-                        io.fedbridge.core.internal.FederationProof.create(secret, java.time.Clock.systemUTC())));
+                // Announces a federation link, with a fresh proof of the secret (a bridge never reconnects itself: each
+                // attempt is a new bridge, so a new proof); foreign brokers ignore the header.
+                .connectHeader(io.fedbridge.core.FederationHeaders.FEDERATE,
+                        io.fedbridge.core.internal.FederationProof.create(secret, java.time.Clock.systemUTC()));
         if (io.fedbridge.core.internal.Transports.isTls(u)) {
             // The peer URI's own TLS options (static:(ssl://b:1?trustStore=...)) override the connector's.
             io.fedbridge.core.tls.TlsConfig tls = config.tls() == null ? io.fedbridge.core.tls.TlsConfig.ofDefaults() : config.tls();

@@ -45,7 +45,7 @@ abstract class BrokerTestSupport {
      */
     protected StompConnection link(Broker broker) {
         return connect(ClientConfig.builder(uri(broker, "tcp")).heartBeats(Duration.ZERO)
-                .connectHeaders(() -> java.util.Map.of(io.fedbridge.core.FederationHeaders.FEDERATE, "true")).build());
+                .connectHeader(io.fedbridge.core.FederationHeaders.FEDERATE, "true").build());
     }
 
     protected StompConnection connect(ClientConfig config) {

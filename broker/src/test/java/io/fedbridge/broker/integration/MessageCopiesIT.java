@@ -93,7 +93,7 @@ class MessageCopiesIT extends BrokerTestSupport {
         // The two copies wait in the journal; after the restart no replay has been claimed yet, but they are there.
         Broker before = Broker.start(BrokerConfig.builder("copies-restart").listen("tcp://127.0.0.1:0").dataDirectory(data).build());
         StompConnection peer = StompConnection.connect(io.fedbridge.core.ClientConfig.builder(before.connectUris().get(0))
-                .connectHeaders(() -> java.util.Map.of(FederationHeaders.FEDERATE, "true")).build());
+                .connectHeader(FederationHeaders.FEDERATE, "true").build());
         peer.sendForReceipt(replay("/queue/two", "producer-1:11", 1)).get(10, TimeUnit.SECONDS);
         peer.sendForReceipt(replay("/queue/two", "producer-1:11", 2)).get(10, TimeUnit.SECONDS);
         peer.close();

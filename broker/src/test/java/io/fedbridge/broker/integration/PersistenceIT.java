@@ -39,7 +39,7 @@ class PersistenceIT extends BrokerTestSupport {
     /** Announces itself as a federation link: several tests here send ids and replays as a bridge would. */
     private StompConnection client(Broker b, String clientId) {
         return connect(ClientConfig.builder(b.connectUris().get(0)).heartBeats(Duration.ZERO).clientId(clientId)
-                .connectHeaders(() -> java.util.Map.of(io.fedbridge.core.FederationHeaders.FEDERATE, "true")).build());
+                .connectHeader(io.fedbridge.core.FederationHeaders.FEDERATE, "true").build());
     }
 
     @Test

@@ -87,6 +87,11 @@ final class BrokerList {
         return l;
     }
 
+    /** Whether {@code uri} is one of the brokers of the failover URI (not one learned from the federation). */
+    boolean isConfigured(CompositeUri uri) {
+        return configured.stream().anyMatch(c -> same(c, uri));
+    }
+
     boolean isPriority(CompositeUri uri) {
         return priority.stream().anyMatch(p -> same(p, uri));
     }

@@ -29,9 +29,11 @@ import io.fedbridge.failover.FailoverTransaction;
 import io.fedbridge.failover.MessageRejectedException;
 import io.fedbridge.failover.SendReceipt;
 import io.github.resilience4j.core.IntervalFunction;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -93,6 +95,7 @@ public final class DefaultFailoverClient implements FailoverClient {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultFailoverClient.class);
     private static final AtomicLong NUMBERS = new AtomicLong();
+    private static final SecureRandom SECURE_RANDOM = new SecureRandom();
     private static final String CLUSTER_SUBSCRIPTION_ID = "fedbridge-failover-cluster";
     /**
      * A connection lost sooner than this after it was restored counts as a failed connect round, so a broker that
@@ -105,6 +108,12 @@ public final class DefaultFailoverClient implements FailoverClient {
     private final FailoverListener listener;
     private final String name;
     private final String clientKey = UUID.randomUUID().toString();
+    /**
+     * Sent as {@value FederationHeaders#PRODUCER_SECRET} on every CONNECT, the same to every broker, so that the
+     * federation keys this client's {@code fedbridge-id}s by it: its resends after a failover deduplicate, and no other
+     * client can forge its ids. Never logged, printed or put in a message.
+     */
+    private final String producerSecret = newProducerSecret();
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicLong subscriptionNumbers = new AtomicLong();
     private final AtomicLong transactionNumbers = new AtomicLong();
@@ -116,6 +125,7 @@ public final class DefaultFailoverClient implements FailoverClient {
     private final Clock clock;
     private final Random random;
     private final BrokerList brokers;
+    private final LearnedBrokerFilter learnedFilter;
     private final PendingSends pending;
     private final IntervalFunction backoff;
     private final CompletableFuture<Void> firstConnection = new CompletableFuture<>();
@@ -181,6 +191,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         this.random = env.random();
         this.brokers = new BrokerList(config.uris(), config.priorityBackup() ? config.effectivePriorityURIs() : List.of(),
                 config.randomize(), random);
+        this.learnedFilter = new LearnedBrokerFilter(config.cluster(), name);
         this.pending = new PendingSends(config.maxCacheSize());
         this.backoff = config.reconnect().intervalFunction();
     }
@@ -195,6 +206,25 @@ public final class DefaultFailoverClient implements FailoverClient {
         c.runOnEngine(c::startRound);
         c.awaitFirstConnection();
         return c;
+    }
+
+    private static String newProducerSecret() {
+        byte[] bytes = new byte[16];
+        SECURE_RANDOM.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * How to connect to {@code uri}: the config's settings plus this client's producer secret; for a learned broker
+     * without {@code updateURIsCredentials}, no login or passcode.
+     */
+    private ClientConfig clientConfig(CompositeUri uri) {
+        ClientConfig.Builder b = config.clientConfig(uri).toBuilder()
+                .connectHeader(FederationHeaders.PRODUCER_SECRET, producerSecret);
+        if (!config.cluster().updateURIsCredentials() && !brokers.isConfigured(uri)) {
+            b.login(null).passcode(null);
+        }
+        return b.build();
     }
 
     private static ScheduledExecutorService ownScheduler(String threadName) {
@@ -291,7 +321,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         }
         ClientConfig cc;
         try {
-            cc = config.clientConfig(uri);
+            cc = clientConfig(uri);
         } catch (IllegalArgumentException e) {
             lastFailure = e;
             tryNext(order, i + 1, round);
@@ -895,7 +925,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             switchTo(uri, backup, "priority broker " + uri.withoutOptions() + " is back");
             return;
         }
-        StompConnection.connectAsync(config.clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
+        StompConnection.connectAsync(clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
             if (e != null) {
                 probe(candidates, i + 1);
             } else {
@@ -957,7 +987,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         }
         ClientConfig cc;
         try {
-            cc = config.clientConfig(uri);
+            cc = clientConfig(uri);
         } catch (IllegalArgumentException e) {
             LOG.debug("{}: cannot rebalance to {}: {}", name, uri, e.getMessage());
             return;
@@ -974,6 +1004,10 @@ public final class DefaultFailoverClient implements FailoverClient {
     // ------------------------------------------------------------------------------------------------ cluster
 
     private void onClusterMessage(StompConnection c, ReceivedMessage m) {
+        if (!ClusterHeaders.CLUSTER_TOPIC.equals(m.destination())) {
+            LOG.debug("{}: ignoring a MESSAGE from {} to {} on the cluster subscription", name, uriOf(c), m.destination());
+            return;
+        }
         String uris = m.header(ClusterHeaders.CLUSTER_URIS);
         boolean rebalance = "true".equals(m.header(ClusterHeaders.CLUSTER_REBALANCE));
         runOnEngine(() -> applyClusterUris(c, uris, rebalance));
@@ -990,7 +1024,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             }
             cur = currentUri;
         }
-        List<CompositeUri> announced = ClusterHeaders.parse(value);
+        List<CompositeUri> announced = learnedFilter.accept(ClusterHeaders.parse(value), cur, brokers);
         boolean changed = brokers.updateLearned(announced);
         if (changed || rebalance) {
             LOG.info("{}: {} announces brokers {}{}", name, cur.withoutOptions(), announced, rebalance ? " and asks to rebalance" : "");
@@ -1058,7 +1092,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             }
             have++;
             backupsConnecting.add(uri);
-            StompConnection.connectAsync(config.clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
+            StompConnection.connectAsync(clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
                 backupsConnecting.remove(uri);
                 if (e != null) {
                     backupsFailed.add(uri);
@@ -1132,7 +1166,7 @@ public final class DefaultFailoverClient implements FailoverClient {
     @Override
     public FailoverStats stats() {
         return new FailoverStats(connects.get(), connectionsLost.get(), sendsResent.get(), duplicateReceipts.get(),
-                redeliveriesDropped.get(), pending.size());
+                redeliveriesDropped.get(), learnedFilter.ignored(), pending.size());
     }
 
     @Override

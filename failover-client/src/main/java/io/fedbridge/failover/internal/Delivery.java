@@ -10,14 +10,31 @@ import io.fedbridge.core.StompHeaders;
 /** One MESSAGE frame as it arrived over one connection: what an ACK or NACK must name, and where it must go. */
 record Delivery(StompConnection connection, ReceivedMessage message) {
 
-    /** The message's identity across brokers: its {@code fedbridge-id}, else its {@code message-id}. */
+    /**
+     * What the redelivery audit knows the message by. From a broker that vouches for its ids
+     * ({@value FederationHeaders#VOUCHED_IDS} in CONNECTED): its {@code fedbridge-id}, else its {@code message-id}, the
+     * same over every connection, so a redelivery after a failover is recognised. From any other broker, ids could be
+     * a client's choice (another client could forge them to have this one drop its messages) or collide between
+     * brokers: the {@code message-id} scoped to this one connection, so nothing is dropped across connections.
+     */
     String identity() {
-        String id = message.header(FederationHeaders.FEDERATION_ID);
-        if (id != null && !id.isEmpty()) {
-            return id;
-        }
         String mid = message.messageId();
-        return mid != null ? "message-id:" + mid : "ack:" + connection.sessionId() + "/" + message.ackId();
+        if (vouchesForIds(connection)) {
+            String id = message.header(FederationHeaders.FEDERATION_ID);
+            if (id != null && !id.isEmpty()) {
+                return id;
+            }
+            if (mid != null) {
+                return "message-id:" + mid;
+            }
+        }
+        return "connection:" + connection.name() + "/" + (mid != null ? "message-id:" + mid : "ack:" + message.ackId());
+    }
+
+    /** Whether the broker at the other end of {@code c} said its MESSAGE ids are minted or scoped by the federation. */
+    static boolean vouchesForIds(StompConnection c) {
+        StompHeaders h = c.connectedHeaders();
+        return h != null && "true".equals(h.get(FederationHeaders.VOUCHED_IDS));
     }
 
     boolean isLive() {

@@ -5,8 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * What one subscription handed to the application, by message identity ({@code fedbridge-id}, else
- * {@code message-id}), so that a broker's redelivery after a failover is recognised:
+ * What one subscription handed to the application, by message identity ({@link Delivery#identity()}: the
+ * {@code fedbridge-id} or {@code message-id} a broker vouches for, else one scoped to the connection), so that a
+ * broker's redelivery after a failover is recognised:
  * <ul>
  *   <li>handed out and not acknowledged yet: the redelivery replaces the delivery the message is acknowledged with;</li>
  *   <li>acknowledged, the broker's receipt of the ACK still missing: kept until confirmed (a broker that died before

@@ -105,6 +105,7 @@ class FailoverIT extends FailoverTestSupport {
     @Test
     void shouldAcknowledgeARedeliveryOfAMessageWhoseAckTheBrokerNeverGot() throws Exception {
         FakeStompServer f = fake();
+        f.connectedHeaders = Map.of(FederationHeaders.VOUCHED_IDS, "true");
         f.dropOn = frame -> frame.command().equals("ACK");
         FailoverClient client = connect(ordered(f.uri()).build());
         List<String> handed = new CopyOnWriteArrayList<>();
@@ -131,6 +132,58 @@ class FailoverIT extends FailoverTestSupport {
     }
 
     @Test
+    void shouldUseFedbridgeIdsAcrossConnectionsOnlyFromABrokerThatVouchesForThem() throws Exception {
+        assertThat(handedOverTwoConnections(Map.of(FederationHeaders.VOUCHED_IDS, "true")))
+                .as("the redelivery on the new connection is recognised by its fedbridge-id").containsExactly("m1", "m2");
+        assertThat(handedOverTwoConnections(Map.of()))
+                .as("fedbridge-ids from a broker that does not vouch are not trusted").containsExactly("m1", "m1", "m2");
+    }
+
+    @Test
+    void shouldNotLetAForgedFedbridgeIdHideAMessageOnABrokerThatDoesNotVouch() throws Exception {
+        FakeStompServer f = fake();
+        FailoverClient client = connect(ordered(f.uri()).build());
+        List<String> handed = new CopyOnWriteArrayList<>();
+        client.subscribe(SubscriptionRequest.builder("/queue/forged").ackMode(AckMode.CLIENT_INDIVIDUAL).build(), m -> {
+            handed.add(m.bodyAsString());
+            m.ack();
+        });
+        FakeStompServer.Frame sub = f.next("SUBSCRIBE", WAIT);
+        sub.session().message(sub.header("id"), "/queue/forged", Map.of(FederationHeaders.FEDERATION_ID, "victim:1"), "real");
+        sub.session().message(sub.header("id"), "/queue/forged", Map.of(FederationHeaders.FEDERATION_ID, "victim:1"), "other");
+
+        await("both messages handed out").atMost(WAIT).until(() -> handed.size() == 2);
+        assertThat(handed).containsExactly("real", "other");
+        assertThat(client.stats().redeliveriesDropped()).isZero();
+    }
+
+    /**
+     * A fake broker with these CONNECTED headers delivers m1 (fedbridge-id p:1) unacknowledged, fails, then on the
+     * client's next connection delivers m1 again and m2; returns what the application was handed.
+     */
+    private List<String> handedOverTwoConnections(Map<String, String> connected) throws Exception {
+        FakeStompServer f = fake();
+        f.connectedHeaders = connected;
+        FailoverClient client = connect(ordered(f.uri()).build());
+        List<String> handed = new CopyOnWriteArrayList<>();
+        FailoverSubscription s = client.subscribe(SubscriptionRequest.builder("/queue/vouched")
+                .ackMode(AckMode.CLIENT_INDIVIDUAL).build(), m -> handed.add(m.bodyAsString()));
+        FakeStompServer.Frame sub = f.next("SUBSCRIBE", WAIT);
+        sub.session().message(sub.header("id"), "/queue/vouched", Map.of(FederationHeaders.FEDERATION_ID, "p:1"), "m1");
+        await("m1 handed out").atMost(WAIT).until(() -> handed.size() == 1);
+
+        f.dropConnections();
+
+        FakeStompServer.Frame resub = f.next("SUBSCRIBE", WAIT);
+        resub.session().message(resub.header("id"), "/queue/vouched", Map.of(FederationHeaders.FEDERATION_ID, "p:1"), "m1");
+        resub.session().message(resub.header("id"), "/queue/vouched", Map.of(FederationHeaders.FEDERATION_ID, "p:2"), "m2");
+        await("m2 handed out").atMost(WAIT).until(() -> handed.contains("m2"));
+        s.close();
+        client.close();
+        return handed;
+    }
+
+    @Test
     void shouldResubscribeADurableSubscriptionByNameWithTheSameClientId() throws Exception {
         FakeStompServer f = fake();
         FailoverClient client = connect(ordered(f.uri()).clientId("orders-app").build());
@@ -146,6 +199,28 @@ class FailoverIT extends FailoverTestSupport {
         assertThat(again.header("id")).isEqualTo(first.header("id"));
         assertThat(again.header("destination")).isEqualTo("/topic/prices");
         assertThat(again.session().connectHeaders.get("client-id")).isEqualTo("orders-app");
+    }
+
+    @Test
+    void shouldSendTheSameRandomProducerSecretOnEveryConnectAndNowhereElse() throws Exception {
+        FakeStompServer a = fake();
+        FakeStompServer b = fake();
+        FailoverClient client = connect(ordered(a.uri(), b.uri()).build());
+        client.send(Message.of("/queue/secret", "m"));
+        String secret = a.sessions().get(0).connectHeaders.get(FederationHeaders.PRODUCER_SECRET);
+        assertThat(secret).as("128 random bits, base64url without padding").matches("[A-Za-z0-9_-]{22}");
+
+        a.close();
+        await("client moved to B").atMost(WAIT).until(() -> b.uri().equals(client.connectedUri()));
+
+        assertThat(b.sessions().get(0).connectHeaders.get(FederationHeaders.PRODUCER_SECRET)).isEqualTo(secret);
+        assertThat(a.frames("SEND").get(0).headers().values()).doesNotContain(secret);
+        assertThat(client.toString()).doesNotContain(secret);
+        assertThat(client.config().toString()).doesNotContain(secret);
+        FakeStompServer other = fake();
+        connect(ordered(other.uri()).build());
+        assertThat(other.sessions().get(0).connectHeaders.get(FederationHeaders.PRODUCER_SECRET))
+                .as("another client's secret").isNotNull().isNotEqualTo(secret);
     }
 
     @Test

@@ -246,6 +246,7 @@ class FailoverOptionsIT extends FailoverTestSupport {
     /** Delivers m1, m2, then m1 again (same fedbridge-id), each acknowledged and confirmed; returns what was handed out. */
     private List<String> handedCopies(int auditDepth) throws Exception {
         FakeStompServer f = fake();
+        f.connectedHeaders = Map.of(io.fedbridge.core.FederationHeaders.VOUCHED_IDS, "true");
         FailoverClient client = connect(ordered(f.uri()).auditDepth(auditDepth).build());
         List<String> handed = new java.util.concurrent.CopyOnWriteArrayList<>();
         client.subscribe(SubscriptionRequest.builder("/queue/audit").ackMode(io.fedbridge.core.AckMode.CLIENT_INDIVIDUAL).build(), m -> {

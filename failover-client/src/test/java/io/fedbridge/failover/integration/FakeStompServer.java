@@ -52,8 +52,11 @@ final class FakeStompServer implements AutoCloseable {
     /** Close the connection (without an answer) when a frame matches. */
     volatile Predicate<Frame> dropOn = f -> false;
 
-    private FakeStompServer(ServerSocket server) {
+    private final String scheme;
+
+    private FakeStompServer(ServerSocket server, String scheme) {
         this.server = server;
+        this.scheme = scheme;
         this.acceptor = new Thread(this::acceptLoop, "fake-stomp-" + server.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
@@ -67,11 +70,19 @@ final class FakeStompServer implements AutoCloseable {
         ServerSocket s = new ServerSocket();
         s.setReuseAddress(true);
         s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-        return new FakeStompServer(s);
+        return new FakeStompServer(s, "tcp");
+    }
+
+    /** A fake broker behind TLS with {@code context}'s key, at {@code ssl://127.0.0.1:PORT}. */
+    static FakeStompServer startTls(javax.net.ssl.SSLContext context) throws IOException {
+        ServerSocket s = context.getServerSocketFactory().createServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        return new FakeStompServer(s, "ssl");
     }
 
     String uri() {
-        return "tcp://127.0.0.1:" + server.getLocalPort();
+        return scheme + "://127.0.0.1:" + server.getLocalPort();
     }
 
     int port() {

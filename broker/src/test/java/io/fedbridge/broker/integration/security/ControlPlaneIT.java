@@ -159,8 +159,7 @@ class ControlPlaneIT extends SecurityTestSupport {
     void shouldNotLetAFloodOfIdsFlushAnotherProducersResendProtection(Mode mode) throws Exception {
         Broker b = start(broker("B", mode));
         StompConnection alice = connect(client(b.connectUris().get(0), mode == Mode.SECURED ? "alice" : null,
-                mode == Mode.SECURED ? password : null).connectHeaders(() -> Map.of(FederationHeaders.PRODUCER_SECRET,
-                "alice-producer-secret-1234")).build());
+                mode == Mode.SECURED ? password : null).connectHeader(FederationHeaders.PRODUCER_SECRET, "alice-producer-secret-1234").build());
         Subscription s = alice.subscribeAndWait(SubscriptionRequest.of("/queue/flood"), null, WAIT);
         alice.send(Message.builder("/queue/flood").body("once").header(FederationHeaders.FEDERATION_ID, "a-1").build()).get();
         assertThat(s.receive(WAIT).bodyAsString()).isEqualTo("once");
@@ -173,8 +172,7 @@ class ControlPlaneIT extends SecurityTestSupport {
         mallory.send(Message.of("/topic/void", "last")).get(60, java.util.concurrent.TimeUnit.SECONDS);
         // alice's resend after a failover, on a new connection with the same producer secret.
         StompConnection aliceAgain = connect(client(b.connectUris().get(0), mode == Mode.SECURED ? "alice" : null,
-                mode == Mode.SECURED ? password : null).connectHeaders(() -> Map.of(FederationHeaders.PRODUCER_SECRET,
-                "alice-producer-secret-1234")).build());
+                mode == Mode.SECURED ? password : null).connectHeader(FederationHeaders.PRODUCER_SECRET, "alice-producer-secret-1234").build());
         aliceAgain.send(Message.builder("/queue/flood").body("resent").header(FederationHeaders.FEDERATION_ID, "a-1").build()).get();
         assertThat(s.receive(Duration.ofMillis(500))).as("the resend is still recognised").isNull();
     }
@@ -302,13 +300,15 @@ class ControlPlaneIT extends SecurityTestSupport {
         String unsigned = connectFailure(b, Map.of(FederationHeaders.FEDERATE, "true"));
         assertThat(unsigned).contains("not of the form v1:");
         String proof = io.fedbridge.core.internal.FederationProof.create(secret, java.time.Clock.systemUTC());
-        connect(client(b.connectUris().get(0), null, null).connectHeaders(() -> Map.of(FederationHeaders.FEDERATE, proof)).build());
+        connect(client(b.connectUris().get(0), null, null).connectHeader(FederationHeaders.FEDERATE, proof).build());
         assertThat(connectFailure(b, Map.of(FederationHeaders.FEDERATE, proof))).contains("was used before");
     }
 
     private String connectFailure(Broker broker, Map<String, String> headers) {
         try {
-            connect(client(broker.connectUris().get(0), null, null).connectHeaders(() -> headers).build());
+            ClientConfig.Builder c = client(broker.connectUris().get(0), null, null);
+            headers.forEach(c::connectHeader);
+            connect(c.build());
             throw new AssertionError("expected CONNECT to be refused");
         } catch (RuntimeException e) {
             return e.getMessage();
