@@ -67,6 +67,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private final java.util.concurrent.atomic.AtomicInteger forwardedDuplicates = new java.util.concurrent.atomic.AtomicInteger();
     private final SecurityGuard guard;
     private Identity identity = Identity.ofAnonymous();
+    private final SessionLimits sessionLimits;
 
     /** A session of an open broker: no authentication, no authorization. */
     public ServerSession(BrokerCore core) {
@@ -78,6 +79,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         this.guard = guard;
         this.sessionNumber = core.nextSessionNumber();
         this.sessionId = core.config.name() + "-session-" + sessionNumber;
+        this.sessionLimits = new SessionLimits(core);
     }
 
     // ---------------------------------------------------------------- writing
@@ -99,6 +101,17 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         Channel ch = channel;
         if (ch != null) {
             ch.close();
+        }
+    }
+
+    /** From any thread: ERROR naming why, then closed at once (a client that stopped reading never takes the ERROR). */
+    void abort(String message) {
+        Channel ch = channel;
+        if (ch != null) {
+            ch.eventLoop().execute(() -> {
+                error(message, null, null);
+                ch.close();
+            });
         }
     }
 
@@ -223,6 +236,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         writer = new FrameWriter(ctx.channel(), this::resumeConsumers);
         channel = ctx.channel();
+        sessionLimits.armConnectDeadline(channel, () -> {
+            if (state == State.AWAITING_CONNECT) {
+                error(sessionLimits.connectTimedOut(), null, null);
+            }
+        });
         core.register(this);
         super.channelActive(ctx);
     }
@@ -359,6 +377,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(FederationHeaders.CLUSTER_URIS, core.clusterUris());
         h.add(FederationHeaders.ORDERED_RECEIPTS, "true");
         state = State.CONNECTED;
+        sessionLimits.disarmConnectDeadline();
         ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));
         if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
             ctx.pipeline().addBefore(PipelineNames.DECODER, PipelineNames.HEART_BEAT, new HeartBeatHandler(beats));
@@ -368,6 +387,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private void onSend(StompFrame f) {
         if (f.header(FederationHeaders.RECEIPT_ONLY) != null) {
             forwardedReceipt(f, BrokerCore.DONE); // a bridge settling the forwards it sent before
+            return;
+        }
+        if (waitsForDisk(f)) {
             return;
         }
         String invalid = Destinations.validate(f.header(StompHeaders.DESTINATION));
@@ -391,6 +413,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
             if (actions == null) {
                 error("SEND in unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
+                return;
+            }
+            String refused = sessionLimits.holdInTransaction(tx, f);
+            if (refused != null) {
+                error(refused, null, f.header(StompHeaders.RECEIPT));
                 return;
             }
             actions.add(() -> core.routeOnce(dest, messageHeaders(f), f.body()));
@@ -422,6 +449,18 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             channel.config().setAutoRead(false);
             LocalFlowControl.pause(channel);
         }
+    }
+
+    /** A persistent SEND while the disk is below minFreeDisk waits, with all after it, until space returns. */
+    private boolean waitsForDisk(StompFrame f) {
+        if (!"true".equals(f.header(StompHeaders.PERSISTENT)) || !core.disk.pauseIfLow(this::resumeReading)) {
+            return false;
+        }
+        deferred.addFirst(f);
+        paused = true;
+        channel.config().setAutoRead(false);
+        LocalFlowControl.pause(channel);
+        return true;
     }
 
     private void resumeReading() {
@@ -483,6 +522,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         if (consumers.containsKey(id)) {
             error("SUBSCRIBE with id '" + id + "' which is already in use on this connection", null, receipt);
+            return;
+        }
+        String refused = sessionLimits.refuseSubscribe(f, dest, consumers.size(), clientId);
+        if (refused != null) {
+            error(refused, null, receipt);
             return;
         }
         AckMode ack;
@@ -603,7 +647,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         return owned;
     }
 
-    private static String durableName(StompFrame f) {
+    static String durableName(StompFrame f) {
         String n = f.header("durable-subscription-name");
         if (n == null) {
             n = f.header("activemq.subscriptionName");
@@ -751,6 +795,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             error("BEGIN of transaction '" + tx + "' which is already open", null, f.header(StompHeaders.RECEIPT));
             return;
         }
+        String refused = sessionLimits.refuseBegin(transactions.size());
+        if (refused != null) {
+            error(refused, null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
         transactions.put(tx, new ArrayList<>());
         receipt(f);
     }
@@ -767,6 +816,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         for (Supplier<CompletableFuture<Void>> action : actions) {
             done.add(action.get());
         }
+        sessionLimits.transactionEnded(tx);
         receiptWhenDone(f, CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)));
     }
 
@@ -776,6 +826,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             error("ABORT of unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
             return;
         }
+        sessionLimits.transactionEnded(tx);
         receipt(f);
     }
 
@@ -829,6 +880,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         state = State.CLOSED;
         transactions.clear();
+        sessionLimits.close();
         for (ServerConsumer c : consumers.values()) {
             detach(c);
         }
