@@ -265,6 +265,11 @@ public final class Broker implements AutoCloseable {
                         + (f.cause().getMessage() != null ? f.cause().getMessage() : f.cause().toString()), f.cause());
             }
             serverChannels.add(f.channel());
+            String exposed = io.fedbridge.broker.internal.OpenListenerWarning.of(config.name(), uri.toString(),
+                    f.channel().localAddress(), config.security().isOpen());
+            if (exposed != null) {
+                LOG.warn(exposed);
+            }
             if (!Transports.isLocal(uri)) {
                 connectUris.add(Transports.boundUri(uri, f.channel()));
                 if (ssl == null && limiter == null && warmUpUri == null
@@ -440,6 +445,14 @@ public final class Broker implements AutoCloseable {
     /** Bytes of message data held now (flow control starts at {@link BrokerConfig#memoryLimit()}). */
     public long memoryUsed() {
         return core.memoryUsed();
+    }
+
+    /**
+     * True while the disk of the data directory has less free space than {@link ResourceLimits#minFreeDisk()}: persistent
+     * sends wait for space meanwhile (checked every second).
+     */
+    public boolean isDiskSpaceLow() {
+        return core.isDiskSpaceLow();
     }
 
     public int connectionCount() {

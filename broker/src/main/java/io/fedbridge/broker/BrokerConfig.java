@@ -38,14 +38,26 @@ import java.util.regex.Pattern;
  *                         any consumer may take it. Default 10 s (long enough for a broker restart); ZERO = no hold
  * @param ioThreads        event loops for the broker's connections, its bridges included; 0 (default) = one per
  *                         processor (see {@link #defaultIoThreads()})
+ * @param resourceLimits   bounds on what one client can make the broker hold (CONNECT timeout, subscriptions,
+ *                         transactions, destinations, durable subscriptions, slow consumers, free disk); default
+ *                         {@link ResourceLimits#ofDefaults()}
  */
 public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                            Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                            List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
-                           Duration inDoubtHold, int ioThreads) {
+                           Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits) {
 
     /** The default in-doubt hold: long enough for a broker restart or a link reconnect. */
     public static final Duration DEFAULT_IN_DOUBT_HOLD = Duration.ofSeconds(10);
+
+    /** A configuration with the default resource limits. */
+    public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
+                        Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
+                        List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
+                        Duration inDoubtHold, int ioThreads) {
+        this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
+                networkConnectors, security, inDoubtHold, ioThreads, null);
+    }
 
     /** A configuration with the default number of I/O threads. */
     public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
@@ -127,6 +139,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             throw new IllegalArgumentException("ioThreads must be 1-" + MAX_IO_THREADS + " (0 = the default, "
                     + defaultIoThreads() + " here), but was " + ioThreads);
         }
+        resourceLimits = resourceLimits == null ? ResourceLimits.ofDefaults() : resourceLimits;
     }
 
     /** The most I/O threads a broker may have. */
@@ -164,7 +177,8 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         return "BrokerConfig[name=" + name + ", listeners=" + masked(listeners) + ", dataDirectory=" + dataDirectory
                 + ", limits=" + limits + ", heartBeat=" + heartBeat + ", memoryLimit=" + memoryLimit + ", defaultPrefetch="
                 + defaultPrefetch + ", durability=" + durability + ", policies=" + policies + ", networkConnectors="
-                + masked(networkConnectors) + ", security=" + security + ", inDoubtHold=" + inDoubtHold + ", ioThreads=" + ioThreads + "]";
+                + masked(networkConnectors) + ", security=" + security + ", inDoubtHold=" + inDoubtHold + ", ioThreads=" + ioThreads
+                + ", resourceLimits=" + resourceLimits + "]";
     }
 
     private static List<String> masked(List<String> uris) {
@@ -201,6 +215,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         b.security = security;
         b.inDoubtHold = inDoubtHold;
         b.ioThreads = ioThreads;
+        b.resourceLimits = resourceLimits;
         return b;
     }
 
@@ -218,6 +233,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         private final List<String> networkConnectors = new ArrayList<>();
         private SecurityConfig security;
         private int ioThreads;
+        private ResourceLimits resourceLimits;
 
         private Builder(String name) {
             this.name = name;
@@ -301,9 +317,26 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** See {@link BrokerConfig#resourceLimits()}; null = the defaults. */
+        public Builder resourceLimits(ResourceLimits resourceLimits) {
+            this.resourceLimits = resourceLimits;
+            return this;
+        }
+
+        /**
+         * Changes some resource limits, keeping the others as set so far (or the defaults), e.g.
+         * {@code resourceLimits(l -> l.maxSlowDuration(Duration.ofSeconds(10)))}.
+         */
+        public Builder resourceLimits(java.util.function.Consumer<ResourceLimits.Builder> change) {
+            ResourceLimits.Builder b = (resourceLimits == null ? ResourceLimits.ofDefaults() : resourceLimits).toBuilder();
+            change.accept(b);
+            this.resourceLimits = b.build();
+            return this;
+        }
+
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
-                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads);
+                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits);
         }
     }
 }

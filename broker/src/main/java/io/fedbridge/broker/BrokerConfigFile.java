@@ -75,7 +75,7 @@ import java.util.stream.Collectors;
  * Keys before the first section are {@linkplain #brokerKeys() broker keys}; each {@code [policy PATTERN]}
  * section is one {@link DestinationPolicy} with {@linkplain #policyKeys() policy keys}. Every key maps to
  * exactly one method of {@link BrokerConfig.Builder}, {@link DestinationPolicy.Builder} or one component of
- * {@link FrameLimits}, and takes the same value as that method; a key that is absent leaves its default.
+ * {@link FrameLimits} or {@link ResourceLimits}, and takes the same value as that method; a key that is absent leaves its default.
  * Keys are case-sensitive. Only {@code listen} and {@code network} may appear more than once.
  *
  * <p>Values: sizes are a whole number of bytes or a number with unit {@code B}, {@code KB}, {@code KiB},
@@ -96,7 +96,8 @@ public final class BrokerConfigFile {
 
     private static final String POLICY_SECTION = "policy";
     private static final String SECURITY_SECTION = "security";
-    private static final TlsConfig PLACEHOLDER_TLS = TlsConfig.builder().keyStore(Path.of("placeholder.p12")).build();
+    private static final TlsConfig PLACEHOLDER_TLS = TlsConfig.builder().keyStore(Path.of("placeholder.p12"))
+            .trustStore(Path.of("placeholder.p12")).build();
     /** The keys of the {@code [security]} section, in documentation order. */
     private static final Set<String> SECURITY_KEYS = securityKeyNames();
     /** Stands in for a name the file does not give while its values are checked. */
@@ -154,6 +155,16 @@ public final class BrokerConfigFile {
                     new FrameLimits(p.limits.maxFrameSize(), v.integer(), p.limits.maxHeaderLength()))),
             new BrokerKey("maxHeaderLength", false, (v, p) -> p.limits(
                     new FrameLimits(p.limits.maxFrameSize(), p.limits.maxHeaders(), (int) v.size(Integer.MAX_VALUE)))),
+            new BrokerKey("connectAttemptTimeout", false, (v, p) -> p.resourceLimits(l -> l.connectAttemptTimeout(v.duration()))),
+            new BrokerKey("maxSubscriptionsPerConnection", false,
+                    (v, p) -> p.resourceLimits(l -> l.maxSubscriptionsPerConnection(v.integer()))),
+            new BrokerKey("maxTransactionsPerConnection", false,
+                    (v, p) -> p.resourceLimits(l -> l.maxTransactionsPerConnection(v.integer()))),
+            new BrokerKey("maxDestinations", false, (v, p) -> p.resourceLimits(l -> l.maxDestinations(v.integer()))),
+            new BrokerKey("maxDurableSubscriptionsPerClientId", false,
+                    (v, p) -> p.resourceLimits(l -> l.maxDurableSubscriptionsPerClientId(v.integer()))),
+            new BrokerKey("maxSlowDuration", false, (v, p) -> p.resourceLimits(l -> l.maxSlowDuration(v.duration()))),
+            new BrokerKey("minFreeDisk", false, (v, p) -> p.resourceLimits(l -> l.minFreeDisk(v.size(Long.MAX_VALUE)))),
             new BrokerKey("network", true, (v, p) -> {
                 String uri = v.uri();
                 return b -> b.networkConnector(uri);
@@ -285,6 +296,7 @@ public final class BrokerConfigFile {
         private final Map<String, Integer> brokerKeyLines = new HashMap<>();
         private final Map<String, Integer> sectionLines = new HashMap<>();
         private FrameLimits limits = FrameLimits.ofDefaults();
+        private final ResourceLimits.Builder resourceLimits = ResourceLimits.builder();
         private Section section;
         private SecuritySection securitySection;
         private int securityLine;
@@ -318,6 +330,13 @@ public final class BrokerConfigFile {
         Consumer<BrokerConfig.Builder> limits(FrameLimits changed) {
             limits = changed;
             return b -> b.limits(changed);
+        }
+
+        /** The builder call for a resource limit: the limits so far, with one of them changed. */
+        Consumer<BrokerConfig.Builder> resourceLimits(Consumer<ResourceLimits.Builder> change) {
+            change.accept(resourceLimits);
+            ResourceLimits changed = resourceLimits.build();
+            return b -> b.resourceLimits(changed);
         }
 
         private void parseLine(int lineNo, String raw) {
@@ -523,9 +542,9 @@ public final class BrokerConfigFile {
         final int line;
         final Map<String, Integer> keyLines = new HashMap<>();
         final SecurityConfig.Builder security = SecurityConfig.builder();
-        final TlsConfig.Builder tls = TlsConfig.builder();
+        /** The TLS keys as written, in order (store paths resolved): built into a TlsConfig at the section's end. */
+        final Map<String, String> tls = new LinkedHashMap<>();
         final ConnectionLimits.Builder limits = ConnectionLimits.builder();
-        boolean hasTls;
 
         SecuritySection(int line) {
             this.line = line;
@@ -547,9 +566,13 @@ public final class BrokerConfigFile {
                 default -> {
                     // A TLS option, read as in a URI (store paths relative to this file).
                     String raw = v.key().equals("keyStore") || v.key().equals("trustStore") ? v.file(baseDir).toString() : v.raw();
-                    tls.bind(UriOptions.bind(Map.of(v.key(), raw), "[security]")).finish();
-                    tls.build();
-                    hasTls = true;
+                    tls.put(v.key(), raw);
+                    // Each value is checked on its line; a rule between keys (a password needs its store,
+                    // needClientAuth a trust store), once the section ends, whatever order the keys came in.
+                    Map<String, String> probe = new LinkedHashMap<>(tls);
+                    probe.putIfAbsent("keyStore", "placeholder.p12");
+                    probe.putIfAbsent("trustStore", "placeholder.p12");
+                    TlsConfig.fromOptions(probe, "[security]");
                 }
             }
         }
@@ -566,7 +589,8 @@ public final class BrokerConfigFile {
             if (keyLines.containsKey("federationSecret") && keyLines.containsKey("federationSecretFile")) {
                 throw new IllegalArgumentException("give federationSecret or federationSecretFile, not both");
             }
-            return security.tls(hasTls ? tls.build() : null).connectionLimits(limits.build()).build();
+            return security.tls(tls.isEmpty() ? null : TlsConfig.fromOptions(tls, "[security]"))
+                    .connectionLimits(limits.build()).build();
         }
     }
 

@@ -168,6 +168,31 @@ class BrokerConfigFileTest {
     }
 
     @Test
+    void shouldReadTheResourceLimitsKeepingTheDefaultsOfThoseLeftOut() {
+        assertThat(build("name = A\n").resourceLimits()).isEqualTo(ResourceLimits.ofDefaults());
+        ResourceLimits l = build("""
+                name = A
+                connectAttemptTimeout = 5s
+                maxSubscriptionsPerConnection = 20000
+                maxTransactionsPerConnection = 10
+                maxDestinations = 0
+                maxDurableSubscriptionsPerClientId = 50
+                maxSlowDuration = 1m
+                minFreeDisk = 2GiB
+                """).resourceLimits();
+        assertThat(l).isEqualTo(new ResourceLimits(Duration.ofSeconds(5), 20_000, 10, 0, 50, Duration.ofMinutes(1),
+                2L << 30, DiskSpace.ofFileSystem()));
+        assertThat(build("name = A\nmaxSlowDuration = 0\n").resourceLimits())
+                .isEqualTo(ResourceLimits.ofDefaults().toBuilder().maxSlowDuration(Duration.ZERO).build());
+        assertThatThrownBy(() -> build("name = A\n\nmaxDestinations = -5\n"))
+                .hasMessage("broker.conf:3: maxDestinations must be >= 0 (0 = no limit), but was -5");
+        assertThatThrownBy(() -> build("name = A\nminFreeDisk = lots\n")).hasMessageContaining("broker.conf:2")
+                .hasMessageContaining("minFreeDisk must be a size");
+        assertThatThrownBy(() -> build("name = A\nconnectAttemptTimeout = -1s\n")).hasMessageContaining("broker.conf:2")
+                .hasMessageContaining("connectAttemptTimeout");
+    }
+
+    @Test
     void shouldReadTheIoThreadsAndRejectANumberOutOfRange() {
         assertThat(build("name = A\n").ioThreads()).isEqualTo(BrokerConfig.defaultIoThreads())
                 .isEqualTo(Runtime.getRuntime().availableProcessors());
@@ -203,7 +228,9 @@ class BrokerConfigFileTest {
     @Test
     void shouldListTheKeysInDocumentationOrder() {
         assertThat(BrokerConfigFile.brokerKeys()).containsExactly("name", "listen", "data", "durability", "memoryLimit",
-                "heartBeat", "inDoubtHold", "ioThreads", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength", "network");
+                "heartBeat", "inDoubtHold", "ioThreads", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength",
+                "connectAttemptTimeout", "maxSubscriptionsPerConnection", "maxTransactionsPerConnection", "maxDestinations",
+                "maxDurableSubscriptionsPerClientId", "maxSlowDuration", "minFreeDisk", "network");
         assertThat(BrokerConfigFile.policyKeys()).containsExactly("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
                 "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
                 "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly");
@@ -234,6 +261,9 @@ class BrokerConfigFileTest {
         keysByComponent.put("security", List.of()); // the [security] section
         keysByComponent.put("inDoubtHold", List.of("inDoubtHold"));
         keysByComponent.put("ioThreads", List.of("ioThreads"));
+        keysByComponent.put("resourceLimits", List.of("connectAttemptTimeout", "maxSubscriptionsPerConnection",
+                "maxTransactionsPerConnection", "maxDestinations", "maxDurableSubscriptionsPerClientId", "maxSlowDuration",
+                "minFreeDisk")); // every component but diskSpace, which only Java code can supply
 
         assertThat(Arrays.stream(BrokerConfig.class.getRecordComponents()).map(RecordComponent::getName))
                 .containsExactlyInAnyOrderElementsOf(keysByComponent.keySet());
@@ -389,8 +419,10 @@ class BrokerConfigFileTest {
                 memoryLimt = 1GiB
                 """))
                 .isInstanceOf(ConfigFileException.class)
-                .hasMessage("broker.conf:7: unknown key 'memoryLimt'; valid keys are: data, defaultPrefetch, durability, "
-                        + "heartBeat, inDoubtHold, ioThreads, listen, maxFrameSize, maxHeaderLength, maxHeaders, memoryLimit, name, network; "
+                .hasMessage("broker.conf:7: unknown key 'memoryLimt'; valid keys are: connectAttemptTimeout, data, "
+                        + "defaultPrefetch, durability, heartBeat, inDoubtHold, ioThreads, listen, maxDestinations, "
+                        + "maxDurableSubscriptionsPerClientId, maxFrameSize, maxHeaderLength, maxHeaders, maxSlowDuration, "
+                        + "maxSubscriptionsPerConnection, maxTransactionsPerConnection, memoryLimit, minFreeDisk, name, network; "
                         + "did you mean 'memoryLimit'?")
                 .satisfies(e -> {
                     ConfigFileException cfe = (ConfigFileException) e;
@@ -415,7 +447,7 @@ class BrokerConfigFileTest {
     @Test
     void shouldSuggestAPolicyKeyMisspeltBeforeTheFirstSection() {
         assertThatThrownBy(() -> parse("maxNumMsg = 5\n"))
-                .hasMessageStartingWith("broker.conf:1: unknown key 'maxNumMsg'; valid keys are: data,")
+                .hasMessageStartingWith("broker.conf:1: unknown key 'maxNumMsg'; valid keys are: connectAttemptTimeout, data,")
                 .hasMessageEndingWith("; did you mean 'maxNumMsgs' (a policy key)?");
     }
 

@@ -31,7 +31,8 @@ import java.util.Set;
  *   <tr><td>{@code trustStore}</td><td>the certificates (CAs) this side trusts</td><td>the JDK's {@code cacerts}</td></tr>
  *   <tr><td>{@code trustStorePassword}</td><td>password of the trust store</td><td>none</td></tr>
  *   <tr><td>{@code trustStoreType}</td><td>as {@code keyStoreType}</td><td>by extension</td></tr>
- *   <tr><td>{@code needClientAuth}</td><td>listener: require a client certificate ({@link ClientAuth#NEED})</td><td>false</td></tr>
+ *   <tr><td>{@code needClientAuth}</td><td>listener: require a client certificate ({@link ClientAuth#NEED}); needs a
+ *       {@code trustStore}, or the build fails</td><td>false</td></tr>
  *   <tr><td>{@code wantClientAuth}</td><td>listener: ask for one ({@link ClientAuth#WANT}); {@code needClientAuth}
  *       wins if both are set</td><td>false</td></tr>
  *   <tr><td>{@code enabledProtocols}</td><td>comma-separated, from {@code TLSv1.3}, {@code TLSv1.2}</td><td>both</td></tr>
@@ -82,6 +83,12 @@ public record TlsConfig(Path keyStore, String keyStorePassword, String keyStoreT
             throw new IllegalArgumentException("trustStorePassword must come with a trustStore, but no trustStore was given");
         }
         clientAuth = clientAuth == null ? ClientAuth.NONE : clientAuth;
+        if (clientAuth == ClientAuth.NEED && trustStore == null) {
+            // The JDK's cacerts would vouch for client certificates: any certificate from any public CA would do.
+            throw new IllegalArgumentException("needClientAuth requires trustStore (the CAs that issue client "
+                    + "certificates), but no trustStore was given: the JDK's default CAs would accept a certificate from "
+                    + "any public CA");
+        }
         enabledProtocols = enabledProtocols == null || enabledProtocols.isEmpty() ? SUPPORTED_PROTOCOLS
                 : List.copyOf(enabledProtocols);
         for (String p : enabledProtocols) {

@@ -46,7 +46,8 @@ class TlsConfigTest {
     @Test
     void shouldLetNeedClientAuthWinOverWant() {
         assertThat(TlsConfig.builder().wantClientAuth(true).build().clientAuth()).isEqualTo(ClientAuth.WANT);
-        assertThat(TlsConfig.builder().wantClientAuth(true).needClientAuth(true).build().clientAuth()).isEqualTo(ClientAuth.NEED);
+        assertThat(TlsConfig.builder().trustStore(Path.of("ca.p12")).wantClientAuth(true).needClientAuth(true).build()
+                .clientAuth()).isEqualTo(ClientAuth.NEED);
         assertThat(TlsConfig.builder().clientAuth(ClientAuth.NEED).needClientAuth(false).build().clientAuth())
                 .isEqualTo(ClientAuth.NONE);
     }
@@ -63,6 +64,18 @@ class TlsConfigTest {
                 .hasMessageContaining("handshakeTimeout must be > 0");
         assertThatThrownBy(() -> TlsConfig.fromOptions(Map.of("trustStor", "/x"), "URI 'ssl://h:1'"))
                 .hasMessageContaining("unknown option 'trustStor' (did you mean 'trustStore'?)");
+    }
+
+    @Test
+    void shouldRefuseNeedClientAuthWithoutATrustStore() {
+        // Without one, the JDK's cacerts would vouch for client certificates: any public CA's certificate would do.
+        assertThatThrownBy(() -> TlsConfig.builder().keyStore(Path.of("broker.p12")).needClientAuth(true).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("needClientAuth requires trustStore");
+        assertThatThrownBy(() -> TlsConfig.fromOptions(Map.of("keyStore", "/k.p12", "needClientAuth", "true"), "listener"))
+                .hasMessageContaining("needClientAuth requires trustStore");
+        assertThat(TlsConfig.builder().needClientAuth(true).trustStore(Path.of("ca.p12")).build().clientAuth())
+                .isEqualTo(ClientAuth.NEED);
     }
 
     @Test

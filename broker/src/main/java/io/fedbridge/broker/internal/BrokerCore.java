@@ -41,6 +41,8 @@ public final class BrokerCore {
     final ConsumerAdvisories advisories;
     final FederationDedupe dedupe;
     final java.util.concurrent.ScheduledExecutorService scheduler;
+    final SlowConsumerPolicy slowConsumers;
+    final DiskWatermark disk;
     private final List<DestinationPolicy> wildcardPolicies;
     private final Map<String, DestinationPolicy> exactPolicies = new ConcurrentHashMap<>();
     private final Map<String, QueueDestination> queues = new ConcurrentHashMap<>();
@@ -68,7 +70,10 @@ public final class BrokerCore {
         this.store = store;
         this.clock = clock;
         this.memory = new MemoryUsage(config.memoryLimit());
-        this.topics = new TopicRegistry();
+        this.topics = new TopicRegistry(config.resourceLimits().maxDestinations());
+        this.slowConsumers = new SlowConsumerPolicy(this, config.resourceLimits().maxSlowDuration());
+        this.disk = new DiskWatermark(config.name(), store.isPersistent() ? config.dataDirectory() : null,
+                config.resourceLimits().minFreeDisk(), config.resourceLimits().diskSpace());
         this.advisories = new ConsumerAdvisories(this);
         this.dedupe = new FederationDedupe(DEDUPE_CAPACITY, dedupeLog, knownIds);
         List<DestinationPolicy> wild = new ArrayList<>();
@@ -85,6 +90,7 @@ public final class BrokerCore {
         this.idPrefix = "ID-" + config.name() + "-" + Long.toString(clock.millis(), 36) + "-";
         recover();
         this.sequence = new AtomicLong(Math.max(store.lastSequence(), 0));
+        disk.start(scheduler);
     }
 
     private void recover() {
@@ -276,6 +282,10 @@ public final class BrokerCore {
             }
             return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
         }
+        String refused = queues.containsKey(destination) ? null : refuseNewDestination(destination);
+        if (refused != null) {
+            return CompletableFuture.failedFuture(new PolicyRejection(refused));
+        }
         QueueDestination q = queue(destination);
         String rejected = q.admit(m);
         if (rejected != null) {
@@ -411,7 +421,8 @@ public final class BrokerCore {
             }
             return false;
         }
-        return queue(destination).pauseIfFull(resume);
+        QueueDestination q = queues.get(destination); // never created here: a refused SEND must leave nothing behind
+        return q != null && q.pauseIfFull(resume);
     }
 
     /** A message left the broker for good: release its memory and remove it from the store. */
@@ -518,6 +529,46 @@ public final class BrokerCore {
         d.queue().delete();
         store.removeDurableSubscription(key);
         return true;
+    }
+
+    // ---------------------------------------------------------------- resource limits (see SessionLimits)
+
+    /**
+     * Null if a client may send or subscribe to {@code destination} now (it exists, or there is room for one more),
+     * else why not, naming maxDestinations. Destinations are queues and topics with subscribers.
+     */
+    String refuseNewDestination(String destination) {
+        int max = config.resourceLimits().maxDestinations();
+        boolean exists = Destinations.isTopic(destination)
+                ? Destinations.isWildcard(destination) || ConsumerAdvisories.isAdvisory(destination)
+                        || topics.hasSubscriptions(destination)
+                : queues.containsKey(destination);
+        if (max == 0 || exists) {
+            return null;
+        }
+        int count = queues.size() + topics.subscribedTopics();
+        return count < max ? null : "cannot create " + destination + ": the broker already has " + count
+                + " destinations (maxDestinations=" + max + ")";
+    }
+
+    boolean hasDurable(String clientId, String name) {
+        return durables.containsKey(durableKey(clientId, name));
+    }
+
+    /** Durable subscriptions of one client-id. */
+    int durableSubscriptions(String clientId) {
+        int n = 0;
+        for (DurableSubscription d : durables.values()) {
+            if (d.info().clientId().equals(clientId)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** True while the data directory's disk is below minFreeDisk (persistent sends wait). */
+    public boolean isDiskSpaceLow() {
+        return disk.isLow();
     }
 
     // ---------------------------------------------------------------- management

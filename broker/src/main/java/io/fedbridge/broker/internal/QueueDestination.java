@@ -171,6 +171,9 @@ final class QueueDestination {
 
     synchronized void addConsumer(ServerConsumer c) {
         consumers.add(c);
+        if (!sharedQueue) {
+            core.slowConsumers.watch(c);
+        }
         // Stable sort: higher priority first, equal priorities keep subscription order.
         consumers.sort(Comparator.comparingInt((ServerConsumer x) -> x.priority).reversed());
         dispatch();
@@ -180,6 +183,7 @@ final class QueueDestination {
     /** Removes a consumer and puts every message it had not acknowledged back at the head, for redelivery. */
     synchronized void removeConsumer(ServerConsumer c) {
         consumers.remove(c);
+        core.slowConsumers.unwatch(c);
         List<QueueEntry> unacked = c.drainInflight();
         inflight -= unacked.size();
         if (c.network && c.peer != null && sharedQueue && !unacked.isEmpty() && !core.config.inDoubtHold().isZero()) {

@@ -37,6 +37,8 @@ final class ServerConsumer {
     boolean replaySelectorAware;
     private final LinkedHashMap<Long, QueueEntry> inflight = new LinkedHashMap<>();
     private long nextTag;
+    /** Deliveries plus acknowledgements (and nacks) so far: whether it moves, for the slow consumer policy. */
+    private long progress;
 
     ServerConsumer(ServerSession session, int number, String subscriptionId, String subscribedDestination,
                    AckMode ackMode, DeliveryFilter filter, String selectorText, int prefetch, int priority,
@@ -81,6 +83,7 @@ final class ServerConsumer {
     }
 
     void deliver(QueueEntry e) {
+        progress++;
         long tag = ++nextTag;
         BrokerMessage m = e.message;
         StompHeaders h = new StompHeaders(m.headers.size() + 6);
@@ -105,6 +108,10 @@ final class ServerConsumer {
         session.write(new StompFrame(StompCommand.MESSAGE, h, m.body));
     }
 
+    long progress() {
+        return progress;
+    }
+
     String ackId(long tag) {
         return number + "-" + tag;
     }
@@ -127,6 +134,7 @@ final class ServerConsumer {
         if (!inflight.containsKey(tag)) {
             return null;
         }
+        progress++;
         if (!cumulative) {
             List<QueueEntry> one = new ArrayList<>(1);
             one.add(inflight.remove(tag));

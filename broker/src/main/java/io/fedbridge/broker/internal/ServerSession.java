@@ -86,6 +86,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private final java.util.HashMap<String, Boolean> federates = new java.util.HashMap<>();
     /** Whether this connection holds {@link #clientId} in the broker's registry (released when it closes). */
     private boolean clientIdClaimed;
+    private final SessionLimits sessionLimits;
 
     /** A session of an open broker: no authentication, no authorization. */
     public ServerSession(BrokerCore core) {
@@ -97,6 +98,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         this.guard = guard;
         this.sessionNumber = core.nextSessionNumber();
         this.sessionId = core.config.name() + "-session-" + sessionNumber;
+        this.sessionLimits = new SessionLimits(core);
     }
 
     // ---------------------------------------------------------------- writing
@@ -118,6 +120,17 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         Channel ch = channel;
         if (ch != null) {
             ch.close();
+        }
+    }
+
+    /** From any thread: ERROR naming why, then closed at once (a client that stopped reading never takes the ERROR). */
+    void abort(String message) {
+        Channel ch = channel;
+        if (ch != null) {
+            ch.eventLoop().execute(() -> {
+                error(message, null, null);
+                ch.close();
+            });
         }
     }
 
@@ -242,6 +255,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         writer = new FrameWriter(ctx.channel(), this::resumeConsumers);
         channel = ctx.channel();
+        sessionLimits.armConnectDeadline(channel, () -> {
+            if (state == State.AWAITING_CONNECT) {
+                error(sessionLimits.connectTimedOut(), null, null);
+            }
+        });
         core.register(this);
         super.channelActive(ctx);
     }
@@ -406,6 +424,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(FederationHeaders.ORDERED_RECEIPTS, "true");
         h.add(FederationHeaders.VOUCHED_IDS, "true");
         state = State.CONNECTED;
+        sessionLimits.disarmConnectDeadline();
         ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));
         if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
             ctx.pipeline().addBefore(PipelineNames.DECODER, PipelineNames.HEART_BEAT, new HeartBeatHandler(beats));
@@ -415,6 +434,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private void onSend(StompFrame f) {
         if (federationLink && f.header(FederationHeaders.RECEIPT_ONLY) != null) {
             forwardedReceipt(f, BrokerCore.DONE); // a bridge settling the forwards it sent before
+            return;
+        }
+        if (waitsForDisk(f)) {
             return;
         }
         String invalid = Destinations.validate(f.header(StompHeaders.DESTINATION));
@@ -448,6 +470,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 error("SEND in unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
                 return;
             }
+            String refused = sessionLimits.holdInTransaction(tx, f);
+            if (refused != null) {
+                error(refused, null, f.header(StompHeaders.RECEIPT));
+                return;
+            }
             String share = trusted ? null : dedupeShare;
             actions.add(() -> core.routeOnce(dest, headers, f.body(), share));
             receipt(f);
@@ -478,6 +505,18 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             channel.config().setAutoRead(false);
             LocalFlowControl.pause(channel);
         }
+    }
+
+    /** A persistent SEND while the disk is below minFreeDisk waits, with all after it, until space returns. */
+    private boolean waitsForDisk(StompFrame f) {
+        if (!"true".equals(f.header(StompHeaders.PERSISTENT)) || !core.disk.pauseIfLow(this::resumeReading)) {
+            return false;
+        }
+        deferred.addFirst(f);
+        paused = true;
+        channel.config().setAutoRead(false);
+        LocalFlowControl.pause(channel);
+        return true;
     }
 
     private void resumeReading() {
@@ -598,6 +637,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         if (consumers.containsKey(id)) {
             error("SUBSCRIBE with id '" + id + "' which is already in use on this connection", null, receipt);
+            return;
+        }
+        String refused = sessionLimits.refuseSubscribe(f, dest, consumers.size(), clientId);
+        if (refused != null) {
+            error(refused, null, receipt);
             return;
         }
         AckMode ack;
@@ -728,7 +772,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         return dest.startsWith("@" + core.tempOwnerPrefix() + sessionNumber + "@", Destinations.prefixOf(dest).length());
     }
 
-    private static String durableName(StompFrame f) {
+    static String durableName(StompFrame f) {
         String n = f.header("durable-subscription-name");
         if (n == null) {
             n = f.header("activemq.subscriptionName");
@@ -908,6 +952,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             error("BEGIN of transaction '" + tx + "' which is already open", null, f.header(StompHeaders.RECEIPT));
             return;
         }
+        String refused = sessionLimits.refuseBegin(transactions.size());
+        if (refused != null) {
+            error(refused, null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
         transactions.put(tx, new ArrayList<>());
         receipt(f);
     }
@@ -924,6 +973,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         for (Supplier<CompletableFuture<Void>> action : actions) {
             done.add(action.get());
         }
+        sessionLimits.transactionEnded(tx);
         receiptWhenDone(f, CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)));
     }
 
@@ -933,6 +983,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             error("ABORT of unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
             return;
         }
+        sessionLimits.transactionEnded(tx);
         receipt(f);
     }
 
@@ -986,6 +1037,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         state = State.CLOSED;
         transactions.clear();
+        sessionLimits.close();
         for (ServerConsumer c : consumers.values()) {
             detach(c);
         }

@@ -24,6 +24,12 @@ final class TopicRegistry {
     private final Map<String, List<Registration>> exact = new ConcurrentHashMap<>();
     private final List<Registration> wildcard = new CopyOnWriteArrayList<>();
     private final Set<String> knownTopics = ConcurrentHashMap.newKeySet();
+    /** Most names {@link #knownTopics} keeps (a SEND to a topic nobody subscribes creates nothing else); 0 = all. */
+    private final int maxKnown;
+
+    TopicRegistry(int maxKnown) {
+        this.maxKnown = maxKnown;
+    }
 
     /** Subscribes; the selector filters at routing time, so non-matching messages never occupy the queue. */
     Registration subscribe(String pattern, QueueDestination queue, DeliveryFilter filter) {
@@ -32,7 +38,11 @@ final class TopicRegistry {
             wildcard.add(r);
         } else {
             knownTopics.add(pattern);
-            exact.computeIfAbsent(pattern, k -> new CopyOnWriteArrayList<>()).add(r);
+            exact.compute(pattern, (k, l) -> {
+                List<Registration> list = l == null ? new CopyOnWriteArrayList<>() : l;
+                list.add(r);
+                return list;
+            });
         }
         return r;
     }
@@ -41,10 +51,8 @@ final class TopicRegistry {
         if (Destinations.isWildcard(r.pattern())) {
             wildcard.remove(r);
         } else {
-            List<Registration> l = exact.get(r.pattern());
-            if (l != null) {
-                l.remove(r);
-            }
+            // the last one out removes the topic, so that exact.size() counts topics with subscribers
+            exact.computeIfPresent(r.pattern(), (k, l) -> l.remove(r) && l.isEmpty() ? null : l);
         }
     }
 
@@ -53,7 +61,9 @@ final class TopicRegistry {
      * headers, every subscription of the topic whatever its selector.
      */
     List<Registration> matching(String topic, StompHeaders headers) {
-        knownTopics.add(topic);
+        if (maxKnown == 0 || knownTopics.size() < maxKnown) {
+            knownTopics.add(topic);
+        }
         List<Registration> l = exact.get(topic);
         List<Registration> out = new ArrayList<>(l == null ? wildcard.size() : l.size() + wildcard.size());
         if (l != null) {
@@ -69,6 +79,15 @@ final class TopicRegistry {
             }
         }
         return out;
+    }
+
+    boolean hasSubscriptions(String topic) {
+        return exact.containsKey(topic);
+    }
+
+    /** Topics (not wildcard patterns) with at least one subscription. */
+    int subscribedTopics() {
+        return exact.size();
     }
 
     Set<String> topics() {

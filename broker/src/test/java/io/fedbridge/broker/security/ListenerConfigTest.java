@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 class ListenerConfigTest {
 
     private static final SecurityConfig WITH_TLS = SecurityConfig.builder()
-            .tls(TlsConfig.builder().keyStore(Path.of("/etc/fb/broker.p12")).keyStorePassword("s3cret").build())
+            .tls(TlsConfig.builder().keyStore(Path.of("/etc/fb/broker.p12")).keyStorePassword("s3cret")
+                    .trustStore(Path.of("/etc/fb/ca.p12")).build())
             .connectionLimits(ConnectionLimits.builder().maximumConnections(100).build()).build();
 
     @Test

@@ -36,6 +36,7 @@ class SecuritySectionTest {
                 keyStore = broker.p12
                 keyStorePassword = s3cret
                 needClientAuth = true
+                trustStore = ca.p12
                 maximumConnectionsPerAddress = 20
                 """, "broker.conf", dir).build();
         SecurityConfig s = c.security();
@@ -65,5 +66,7 @@ class SecuritySectionTest {
         assertThatThrownBy(() -> BrokerConfigFile.parse("[security]\ntrustStorePassword = s3cret\n", "b.conf", dir))
                 .hasMessageContaining("trustStorePassword must come with a trustStore")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
+        assertThatThrownBy(() -> BrokerConfigFile.parse("[security]\nkeyStore = k.p12\nneedClientAuth = true\n", "b.conf", dir))
+                .hasMessageContaining("b.conf:1: invalid section [security]: needClientAuth requires trustStore");
     }
 }
