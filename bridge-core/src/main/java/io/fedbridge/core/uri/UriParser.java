@@ -388,7 +388,7 @@ final class UriParser {
     /** Whether the value of an option with this key must never be shown; see {@link CompositeUri#isSecretOption}. */
     static boolean isSecret(String key) {
         String k = key.toLowerCase(Locale.ROOT);
-        return k.endsWith("password") || k.endsWith("passcode");
+        return k.endsWith("password") || k.endsWith("passcode") || k.endsWith("secret");
     }
 
     /**
