@@ -39,6 +39,8 @@ import java.util.TreeSet;
  * @param tls                           TLS settings for an {@code ssl://} peer (trust store, client certificate, ...); null
  *                                      for the defaults. A peer URI's own TLS options ({@code ssl://b:61614?trustStore=...})
  *                                      override these for that peer. Applies to whichever of the bridge's connections is ssl://.
+ *                                      Peer URIs found by multicast discovery never carry options (the agent drops any a
+ *                                      peer announces), so for those peers these settings always apply.
  */
 public record BridgeConfig(String name, String localUri, String remoteUri, int networkTTL, int messageTTL, int consumerTTL,
                            boolean duplex, int prefetchSize, boolean decreaseNetworkConsumerPriority, boolean dynamicOnly,
