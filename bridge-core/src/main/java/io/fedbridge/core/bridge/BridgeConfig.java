@@ -39,6 +39,8 @@ import java.util.TreeSet;
  * @param tls                           TLS settings for an {@code ssl://} peer (trust store, client certificate, ...); null
  *                                      for the defaults. A peer URI's own TLS options ({@code ssl://b:61614?trustStore=...})
  *                                      override these for that peer. Applies to whichever of the bridge's connections is ssl://.
+ *                                      Peer URIs found by multicast discovery never carry options (the agent drops any a
+ *                                      peer announces), so for those peers these settings always apply.
  * @param federationSecret              the federation's shared secret (at least 16 characters), or null. The bridge proves
  *                                      it on both connections' CONNECT ({@code fedbridge-federate}, an HMAC, never the secret
  *                                      itself); a fedbridge broker with a secret trusts the federation headers of only

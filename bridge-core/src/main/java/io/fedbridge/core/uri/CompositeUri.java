@@ -41,8 +41,8 @@ import java.util.Objects;
  *
  * <h2>Secrets</h2>
  * The values of secret options ({@link #isSecretOption(String)}: {@code password}, {@code passcode},
- * {@code keyStorePassword}, {@code trustStorePassword}, any key ending in {@code password} or {@code passcode},
- * in any case) are shown as {@value #MASK} by {@link #toString()} and in every error message. Use
+ * {@code keyStorePassword}, {@code trustStorePassword}, {@code secret}, any key ending in {@code password},
+ * {@code passcode} or {@code secret}, in any case) are shown as {@value #MASK} by {@link #toString()} and in every error message. Use
  * {@link #toUnmaskedString()} only where the URI is handed on, never where it is logged.
  *
  * <p>Instances are immutable and thread-safe. Two instances are equal when scheme, host, port, path,
@@ -106,7 +106,7 @@ public final class CompositeUri {
     /**
      * Whether the value of the option {@code key} is secret: true for keys ending in {@code password},
      * {@code passcode} or {@code secret}, ignoring case ({@code password}, {@code passcode}, {@code keyStorePassword},
-     * {@code transport.trustStorePassword}, ...).
+     * {@code transport.trustStorePassword}, multicast discovery's {@code secret}, ...).
      */
     public static boolean isSecretOption(String key) {
         return UriParser.isSecret(Objects.requireNonNull(key, "key"));

@@ -394,13 +394,13 @@ class CompositeUriTest {
 
         @ParameterizedTest
         @ValueSource(strings = {"password", "passcode", "keyStorePassword", "trustStorePassword", "PassWord",
-                "transport.keyStorePassword", "proxyPasscode"})
-        void shouldTreatPasswordAndPasscodeKeysAsSecret(String key) {
+                "transport.keyStorePassword", "proxyPasscode", "secret", "sharedSecret"})
+        void shouldTreatPasswordPasscodeAndSecretKeysAsSecret(String key) {
             assertThat(CompositeUri.isSecretOption(key)).isTrue();
         }
 
         @ParameterizedTest
-        @ValueSource(strings = {"login", "passwordFile", "user", "pass"})
+        @ValueSource(strings = {"login", "passwordFile", "secretFile", "user", "pass"})
         void shouldNotTreatOtherKeysAsSecret(String key) {
             assertThat(CompositeUri.isSecretOption(key)).isFalse();
         }

@@ -7,16 +7,13 @@ import io.fedbridge.core.discovery.DiscoveryListener;
 import io.fedbridge.core.discovery.PeerInfo;
 import io.fedbridge.core.uri.CompositeUri;
 import io.fedbridge.discovery.multicast.internal.Announcement;
+import io.fedbridge.discovery.multicast.internal.AnnouncementCodec;
+import io.fedbridge.discovery.multicast.internal.AnnouncementGate;
 import io.fedbridge.discovery.multicast.internal.AnnouncementHandler;
-import io.fedbridge.discovery.multicast.internal.MulticastEndpoint;
 import io.github.resilience4j.core.IntervalFunction;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,8 +50,17 @@ import org.slf4j.LoggerFactory;
  *       {@code expiry} of <em>its</em> heartbeat intervals, calls {@link DiscoveryListener#peerLost}. A broker id
  *       that starts announcing another URI, or a URI announced under another broker id (a restart), replaces the
  *       old peer: lost, then discovered. A URI on the wildcard address ({@code tcp://0.0.0.0:61613}) is reached at
- *       the address the datagram came from. Announcements of other groups and this broker's own are ignored, and
- *       so is anything malformed; all of them are counted ({@link #stats()}).</li>
+ *       the address the datagram came from. A peer's URI is used without any options the peer announced with it:
+ *       the connector's own settings (TLS trust, host name check, ...) always apply. Announcements of other groups
+ *       and this broker's own are ignored, and so is anything malformed; all of them are counted ({@link #stats()}).
+ *       At most {@code maxPeers} peers are known at once; announcements of more are ignored and counted.</li>
+ *   <li><b>Signing</b> ({@code secret}): with a secret every datagram is signed (HMAC-SHA256 over the datagram,
+ *       which carries a timestamp, a random session id and a sequence number), and only datagrams that are signed
+ *       with the same secret, whose timestamp is within {@code maxClockSkew} of this broker's clock and that were
+ *       not seen before are acted on. The others are ignored, counted and logged at WARN, at most once a minute
+ *       per source address and kind. Without a secret the agent sends and reads unsigned datagrams only, and
+ *       ignores signed ones, which it cannot check; it then refuses to start on an interface other than
+ *       loopback.</li>
  *   <li><b>Reconnecting</b>: after {@link #peerFailed} the peer is discovered again after the back-off of
  *       {@link ReconnectConfig} (1 s, 2 s, 4 s, ... 30 s by default; a link that lasted {@code minConnectTime}
  *       starts afresh), for as long as it keeps announcing itself; more announcements do not hurry it. After
@@ -80,9 +86,6 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
     /** How long binding the socket or joining the group may take. */
     static final Duration OPEN_TIMEOUT = Duration.ofSeconds(5);
 
-    /** How long {@link #close()} waits for the departure datagram to leave. */
-    private static final Duration DEPARTURE_TIMEOUT = Duration.ofSeconds(1);
-
     /** How far {@link #settledAttempt} looks for the back-off delay to stop changing. */
     private static final int SETTLE_SEARCH_LIMIT = 1_000;
 
@@ -106,21 +109,22 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
 
     private final MulticastDiscoveryConfig config;
     private final String brokerId;
-    private final List<String> advertiseUris;
     private final ScheduledExecutorService scheduler;
     private final Clock clock;
     private final TransportFactory transports;
     private final IntervalFunction intervalFunction;
     private final int settledAttempt;
     private final String display;
-    /** The datagrams this agent sends, or null if it does not advertise. */
-    private final byte[] alive;
-    private final byte[] dead;
+    /** Seals what the agent sends, judges and counts what it receives. */
+    private final AnnouncementGate gate;
+    /** What this agent announces, or null if it does not advertise. */
+    private final Announcement alive;
+    private final Announcement dead;
+    /** The URIs this agent announces, to tell its own datagrams from another broker's using its id. */
+    private final Set<String> ownUris;
 
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong received = new AtomicLong();
-    private final AtomicLong malformed = new AtomicLong();
-    private final AtomicLong otherGroup = new AtomicLong();
     private final AtomicLong own = new AtomicLong();
 
     /** Guards everything below; never held while calling the listener or doing I/O. */
@@ -145,16 +149,17 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
     private MulticastDiscoveryAgent(MulticastDiscoveryConfig config, DiscoveryContext context, TransportFactory transports) {
         this.config = config;
         this.brokerId = context.brokerId();
-        this.advertiseUris = context.advertiseUris();
         this.scheduler = context.scheduler();
         this.clock = context.clock();
-        this.transports = transports != null ? transports : new NettyTransports(config, context.brokerName());
+        this.transports = transports != null ? transports : new NettyTransports(config, context.brokerName(), OPEN_TIMEOUT);
         this.intervalFunction = config.reconnect().intervalFunction();
         this.settledAttempt = settledAttempt(intervalFunction);
         this.display = "multicast discovery of group '" + config.group() + "' on " + config.endpoint();
-        Announcement announcement = config.advertise() ? announcement(config, context, display) : null;
-        this.alive = announcement == null ? null : announcement.encode();
-        this.dead = announcement == null ? null : announcement.withType(Announcement.Type.DEAD).encode();
+        this.gate = new AnnouncementGate(config.group(), config.secret(), config.maxClockSkew(), config.maxPeers(), clock,
+                display);
+        this.alive = config.advertise() ? announcement(config, context, gate, display) : null;
+        this.dead = alive == null ? null : alive.withType(Announcement.Type.DEAD);
+        this.ownUris = alive == null ? Set.of() : Set.copyOf(alive.uris());
     }
 
     /**
@@ -178,27 +183,32 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
         return new MulticastDiscoveryAgent(config, context, transports);
     }
 
-    /** What this agent announces: the broker's tcp:// and ssl:// URIs, as many as fit in a datagram. */
-    private static Announcement announcement(MulticastDiscoveryConfig config, DiscoveryContext context, String display) {
+    /**
+     * What this agent announces: the broker's tcp:// and ssl:// URIs without their options (which could hold a
+     * password, and which peers ignore), as many as fit in a datagram.
+     */
+    private static Announcement announcement(MulticastDiscoveryConfig config, DiscoveryContext context,
+                                             AnnouncementGate gate, String display) {
         List<String> uris = new ArrayList<>();
         for (String uri : context.advertiseUris()) {
             CompositeUri parsed = CompositeUri.parse(uri);
             if (!parsed.isComposite() && ADVERTISED_SCHEMES.contains(parsed.scheme()) && parsed.hasPort()) {
-                uris.add(uri);
+                uris.add(parsed.withoutOptions().toUnmaskedString());
             } else {
                 LOG.debug("{}: not announcing {}: peers reach brokers over tcp:// or ssl:// only", display, parsed);
             }
         }
         if (uris.isEmpty()) {
             LOG.warn("{}: broker {} has no tcp:// or ssl:// listener to announce ({}); it will find peers but not be "
-                    + "found", display, context.brokerName(), context.advertiseUris());
+                    + "found", display, context.brokerName(),
+                    context.advertiseUris().stream().map(MulticastDiscoveryAgent::masked).toList());
             return null;
         }
         while (true) {
             Announcement a = new Announcement(Announcement.Type.ALIVE, config.group(), context.brokerId(),
                     context.brokerName(), config.heartbeatInterval(), uris);
             try {
-                a.encode();
+                gate.checkFits(a);
                 return a;
             } catch (IllegalArgumentException e) {
                 if (uris.size() == 1) {
@@ -207,7 +217,7 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
                 }
                 String dropped = uris.remove(uris.size() - 1);
                 LOG.warn("{}: not announcing {}: the datagram would exceed {} bytes", display,
-                        CompositeUri.parse(dropped), Announcement.MAX_BYTES);
+                        CompositeUri.parse(dropped), AnnouncementCodec.MAX_BYTES);
             }
         }
     }
@@ -322,8 +332,8 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
         if (toClose != null) {
             if (dead != null) {
                 // Twice: a lost departure would leave peers retrying this broker until it expires.
-                toClose.send(dead);
-                toClose.sendAndWait(dead);
+                toClose.send(gate.seal(dead));
+                toClose.sendAndWait(gate.seal(dead));
                 sent.addAndGet(2);
             }
             toClose.close();
@@ -339,7 +349,8 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
         synchronized (lock) {
             known = (int) peers.values().stream().filter(s -> !s.self).count();
         }
-        return new MulticastDiscoveryStats(sent.get(), received.get(), malformed.get(), otherGroup.get(), own.get(), known);
+        return new MulticastDiscoveryStats(sent.get(), received.get(), gate.malformed(), gate.otherGroup(), own.get(),
+                gate.unsigned(), gate.badSignature(), gate.stale(), gate.replayed(), gate.overMaxPeers(), known);
     }
 
     /** The peers known now: announcing, not departed, not expired, not this broker. */
@@ -359,45 +370,33 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
 
     private final class Sink implements AnnouncementHandler.Sink {
         @Override
-        public void announced(Announcement announcement, InetSocketAddress sender) {
+        public void received(ByteBuffer datagram, InetSocketAddress sender) {
             received.incrementAndGet();
+            Announcement a = gate.admit(datagram, sender);
+            if (a == null) {
+                return;
+            }
             Transport t;
             synchronized (lock) {
                 if (closed) {
                     return;
                 }
-                boolean newPeer = onAnnouncement(announcement, sender);
+                boolean newPeer = onAnnouncement(a, sender);
                 t = newPeer && alive != null ? transport : null;
             }
             if (t != null) {
-                t.send(alive);
+                t.send(gate.seal(alive));
                 sent.incrementAndGet();
             }
             requestDrain();
         }
-
-        @Override
-        public void malformed(String reason, InetSocketAddress sender) {
-            received.incrementAndGet();
-            long n = malformed.incrementAndGet();
-            if (n == 1 || n % 1000 == 0) {
-                LOG.warn("{}: ignoring a malformed datagram from {} ({} so far): {}", display, sender, n, reason);
-            } else {
-                LOG.debug("{}: ignoring a malformed datagram from {}: {}", display, sender, reason);
-            }
-        }
     }
 
-    /** Under lock. True if {@code a} made a new peer known. */
+    /** Under lock. True if {@code a}, an announcement of this group, made a new peer known. */
     private boolean onAnnouncement(Announcement a, InetSocketAddress sender) {
-        if (!a.group().equals(config.group())) {
-            otherGroup.incrementAndGet();
-            LOG.trace("{}: ignoring {} of group '{}'", display, a.type(), a.group());
-            return false;
-        }
         if (a.brokerId().equals(brokerId)) {
             own.incrementAndGet();
-            if (!advertiseUris.contains(a.uris().get(0)) && !warnedDuplicateId) {
+            if (!ownUris.contains(a.uris().get(0)) && !warnedDuplicateId) {
                 warnedDuplicateId = true;
                 LOG.warn("{}: another broker ({} at {}) announces this broker's id {}: it is ignored; was a data "
                         + "directory copied?", display, a.brokerName(), masked(a.uris().get(0)), brokerId);
@@ -407,7 +406,8 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
         if (!config.discover()) {
             return false;
         }
-        String uri = reachable(a.uris().get(0), sender);
+        // Never the announced options: a peer must not choose this broker's TLS trust, host name check and so on.
+        String uri = reachable(CompositeUri.parse(a.uris().get(0)).withoutOptions().toUnmaskedString(), sender);
         PeerState state = peers.get(a.brokerId());
         boolean same = state != null && state.peer.uri().equals(uri);
         if (a.type() == Announcement.Type.DEAD) {
@@ -430,6 +430,10 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
             }
         }
         if (selfPeers.contains(selfKey(a.brokerId(), uri))) {
+            return false;
+        }
+        if (peers.size() >= config.maxPeers()) {
+            gate.overMaxPeers(a, sender);
             return false;
         }
         PeerState fresh = new PeerState(new PeerInfo(uri, a.brokerId(), a.brokerName()), a.heartbeatInterval(),
@@ -492,7 +496,7 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
             expire(clock.instant());
         }
         if (alive != null && t != null) {
-            t.send(alive);
+            t.send(gate.seal(alive));
             sent.incrementAndGet();
         }
         drain();
@@ -739,56 +743,6 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
                 pending = null;
             }
             generation++;
-        }
-    }
-
-    /** Opens the real network side: an IPv4 multicast socket on the configured interface, read on a thread of its own. */
-    private static final class NettyTransports implements TransportFactory {
-        private final MulticastDiscoveryConfig config;
-        private final String brokerName;
-
-        NettyTransports(MulticastDiscoveryConfig config, String brokerName) {
-            this.config = config;
-            this.brokerName = brokerName;
-        }
-
-        @Override
-        public Transport open(AnnouncementHandler.Sink sink) throws IOException {
-            NetworkInterface nic = MulticastEndpoint.networkInterface(config.networkInterface());
-            String display = "multicast discovery of group '" + config.group() + "' on " + config.endpoint();
-            if (config.networkInterface() == null) {
-                LOG.info("{}: no interface given, using the loopback interface {}: only brokers on this machine will be "
-                        + "found; set interface=<name> to find brokers on the network", display, nic.getName());
-            }
-            EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1,
-                    new DefaultThreadFactory("fedbridge-" + brokerName + "-multicast", true), NioIoHandler.newFactory());
-            MulticastEndpoint endpoint;
-            try {
-                endpoint = MulticastEndpoint.open(new InetSocketAddress(config.address(), config.port()), nic,
-                        config.timeToLive(), config.discover(), loop, sink, OPEN_TIMEOUT);
-            } catch (IOException | RuntimeException e) {
-                loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-                throw new IOException(e.getMessage() + " (interface " + nic.getName() + ")", e);
-            }
-            LOG.info("{}: on interface {} (socket {}), timeToLive {}", display, nic.getName(),
-                    endpoint.localAddress(), config.timeToLive());
-            return new Transport() {
-                @Override
-                public void send(byte[] datagram) {
-                    endpoint.send(datagram);
-                }
-
-                @Override
-                public void sendAndWait(byte[] datagram) {
-                    endpoint.sendAndWait(datagram, DEPARTURE_TIMEOUT);
-                }
-
-                @Override
-                public void close() {
-                    endpoint.close();
-                    loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
-                }
-            };
         }
     }
 }

@@ -5,6 +5,7 @@ import io.fedbridge.core.uri.UriOptions;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Objects;
@@ -15,8 +16,9 @@ import java.util.regex.Pattern;
  * How a {@link MulticastDiscoveryAgent} announces its broker and finds the others. URI form, with every option:
  *
  * <pre>{@code
- * multicast://239.255.2.3:6155?group=orders&interface=eth0&heartbeatInterval=500ms&expiry=10&timeToLive=1
- *         &advertise=true&discover=true&initialReconnectDelay=1s&maxReconnectDelay=30s
+ * multicast://239.255.2.3:6155?group=orders&interface=eth0&secretFile=/etc/fedbridge/orders.secret
+ *         &heartbeatInterval=500ms&expiry=10&timeToLive=1&advertise=true&discover=true&maxClockSkew=30s&maxPeers=64
+ *         &initialReconnectDelay=1s&maxReconnectDelay=30s
  * }</pre>
  *
  * @param group             brokers announce and listen within a group; other groups on the same address and port
@@ -27,7 +29,8 @@ import java.util.regex.Pattern;
  * @param port              the UDP port (default 6155)
  * @param networkInterface  the interface to announce and listen on, by name ({@code eth0}) or IPv4 address; null
  *                          (the default) means the loopback interface, so only brokers on this machine find each
- *                          other until an interface is chosen (URI option {@code interface})
+ *                          other until an interface is chosen (URI option {@code interface}). An interface other
+ *                          than loopback needs a {@code secret}: the agent refuses to start without one
  * @param heartbeatInterval how often the broker announces itself (default 500 ms, as ActiveMQ's
  *                          {@code keepAliveInterval}, which the URI accepts too)
  * @param expiry            a peer is dropped after this many of its heartbeat intervals without an announcement
@@ -36,11 +39,21 @@ import java.util.regex.Pattern;
  * @param advertise         announce this broker (default true); false: find peers without being found
  * @param discover          listen for peers and bridge to them (default true); false: be found without bridging
  *                          out
+ * @param secret            the group's shared secret (URI option {@code secret}, or {@code secretFile}: the path of a
+ *                          file holding it, trimmed), at least {@value MulticastSecret#MIN_LENGTH} characters; null (the
+ *                          default): announcements are unsigned, allowed on the loopback interface only. With a
+ *                          secret, announcements are signed and only signed, fresh, first-seen ones are acted on
+ * @param maxClockSkew      with a secret, how far a signed announcement's timestamp may be from this broker's clock,
+ *                          either way, before it is ignored as stale (default 30 s; 1 s to 1 h): replays of recorded
+ *                          datagrams are useless after this long, and the brokers' clocks must agree this well
+ * @param maxPeers          the most peers known at once (default 64, 1 to 65536): announcements of further brokers
+ *                          are ignored and counted until a known peer leaves
  * @param reconnect         back-off before bridging to a peer again after its link failed, and when to give up
  */
 public record MulticastDiscoveryConfig(String group, InetAddress address, int port, String networkInterface,
                                        Duration heartbeatInterval, int expiry, int timeToLive, boolean advertise,
-                                       boolean discover, ReconnectConfig reconnect) {
+                                       boolean discover, MulticastSecret secret, Duration maxClockSkew, int maxPeers,
+                                       ReconnectConfig reconnect) {
 
     /** ActiveMQ's default group address, also meant by the URI host {@code default}. */
     public static final String DEFAULT_ADDRESS = "239.255.2.3";
@@ -50,7 +63,17 @@ public record MulticastDiscoveryConfig(String group, InetAddress address, int po
 
     /** The options of the agent itself, as they appear on a URI; the reconnect options come on top. */
     public static final Set<String> OWN_OPTION_NAMES = Set.of("group", "interface", "heartbeatInterval",
-            "keepAliveInterval", "expiry", "timeToLive", "advertise", "discover");
+            "keepAliveInterval", "expiry", "timeToLive", "advertise", "discover", "secret", "secretFile", "maxClockSkew",
+            "maxPeers");
+
+    /** The default {@link #maxClockSkew()}. */
+    public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(30);
+
+    /** The default {@link #maxPeers()}. */
+    public static final int DEFAULT_MAX_PEERS = 64;
+
+    /** The largest {@link #maxPeers()}. */
+    public static final int MAX_PEERS_LIMIT = 65_536;
 
     /** Every option a {@code multicast://} URI may carry besides the bridge options. */
     public static final Set<String> OPTION_NAMES = union(OWN_OPTION_NAMES, ReconnectConfig.OPTION_NAMES);
@@ -59,6 +82,8 @@ public record MulticastDiscoveryConfig(String group, InetAddress address, int po
     private static final Pattern IPV4_LITERAL = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
     private static final Duration MIN_HEARTBEAT_INTERVAL = Duration.ofMillis(10);
     private static final Duration MAX_HEARTBEAT_INTERVAL = Duration.ofHours(1);
+    private static final Duration MIN_CLOCK_SKEW = Duration.ofSeconds(1);
+    private static final Duration MAX_CLOCK_SKEW = Duration.ofHours(1);
 
     public MulticastDiscoveryConfig {
         if (group == null || !GROUP.matcher(group).matches()) {
@@ -93,6 +118,13 @@ public record MulticastDiscoveryConfig(String group, InetAddress address, int po
         if (!advertise && !discover) {
             throw new IllegalArgumentException("advertise and discover must not both be false: the agent would do nothing");
         }
+        if (maxClockSkew == null || maxClockSkew.compareTo(MIN_CLOCK_SKEW) < 0 || maxClockSkew.compareTo(MAX_CLOCK_SKEW) > 0) {
+            throw new IllegalArgumentException("maxClockSkew must be " + MIN_CLOCK_SKEW + " to " + MAX_CLOCK_SKEW
+                    + ", but was " + maxClockSkew);
+        }
+        if (maxPeers < 1 || maxPeers > MAX_PEERS_LIMIT) {
+            throw new IllegalArgumentException("maxPeers must be 1 to " + MAX_PEERS_LIMIT + ", but was " + maxPeers);
+        }
         Objects.requireNonNull(reconnect, "reconnect");
     }
 
@@ -107,7 +139,7 @@ public record MulticastDiscoveryConfig(String group, InetAddress address, int po
     public Builder toBuilder() {
         return new Builder().group(group).address(address).port(port).networkInterface(networkInterface)
                 .heartbeatInterval(heartbeatInterval).expiry(expiry).timeToLive(timeToLive).advertise(advertise)
-                .discover(discover).reconnect(reconnect);
+                .discover(discover).secret(secret).maxClockSkew(maxClockSkew).maxPeers(maxPeers).reconnect(reconnect);
     }
 
     /** The address as a string, e.g. {@code 239.255.2.3:6155}. */
@@ -137,6 +169,11 @@ public record MulticastDiscoveryConfig(String group, InetAddress address, int po
         private int timeToLive = 1;
         private boolean advertise = true;
         private boolean discover = true;
+        private MulticastSecret secret;
+        private Path secretFile;
+        private boolean secretGiven;
+        private Duration maxClockSkew = DEFAULT_MAX_CLOCK_SKEW;
+        private int maxPeers = DEFAULT_MAX_PEERS;
         private ReconnectConfig.Builder reconnect = ReconnectConfig.builder();
 
         private Builder() {
@@ -154,7 +191,11 @@ public record MulticastDiscoveryConfig(String group, InetAddress address, int po
                     .integer("expiry", this::expiry)
                     .integer("timeToLive", this::timeToLive)
                     .bool("advertise", this::advertise)
-                    .bool("discover", this::discover);
+                    .bool("discover", this::discover)
+                    .string("secret", this::secret)
+                    .value("secretFile", Path::of, this::secretFile)
+                    .durationMillis("maxClockSkew", this::maxClockSkew)
+                    .integer("maxPeers", this::maxPeers);
             reconnect.bind(options);
             return this;
         }
@@ -229,6 +270,40 @@ public record MulticastDiscoveryConfig(String group, InetAddress address, int po
             return this;
         }
 
+        /**
+         * The group's shared secret, at least {@value MulticastSecret#MIN_LENGTH} characters, used as given.
+         *
+         * @throws IllegalArgumentException if it is shorter (the message gives its length, never the secret)
+         */
+        public Builder secret(String secret) {
+            this.secret = MulticastSecret.of(secret);
+            this.secretGiven = true;
+            return this;
+        }
+
+        /** The group's shared secret; null for none (unsigned announcements, on the loopback interface only). */
+        public Builder secret(MulticastSecret secret) {
+            this.secret = secret;
+            this.secretGiven = secret != null;
+            return this;
+        }
+
+        /** A file holding the group's shared secret (UTF-8, trimmed), read by {@link #build()}; null for none. */
+        public Builder secretFile(Path secretFile) {
+            this.secretFile = secretFile;
+            return this;
+        }
+
+        public Builder maxClockSkew(Duration maxClockSkew) {
+            this.maxClockSkew = maxClockSkew;
+            return this;
+        }
+
+        public Builder maxPeers(int maxPeers) {
+            this.maxPeers = maxPeers;
+            return this;
+        }
+
         public Builder reconnect(ReconnectConfig reconnect) {
             this.reconnect = Objects.requireNonNull(reconnect, "reconnect").toBuilder();
             return this;
@@ -236,8 +311,15 @@ public record MulticastDiscoveryConfig(String group, InetAddress address, int po
 
         /** @throws IllegalArgumentException for an invalid value or conflicting options, naming them */
         public MulticastDiscoveryConfig build() {
+            MulticastSecret shared = secret;
+            if (secretFile != null) {
+                if (secretGiven) {
+                    throw new IllegalArgumentException("give either secret or secretFile, not both");
+                }
+                shared = MulticastSecret.fromFile(secretFile);
+            }
             return new MulticastDiscoveryConfig(group, address, port, networkInterface, heartbeatInterval, expiry,
-                    timeToLive, advertise, discover, reconnect.build());
+                    timeToLive, advertise, discover, shared, maxClockSkew, maxPeers, reconnect.build());
         }
 
         /** Parses a dotted quad without ever looking a name up; null if {@code ipv4} is not one. */

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.fedbridge.core.discovery.DiscoveryContext;
 import io.fedbridge.core.discovery.PeerInfo;
 import io.fedbridge.discovery.multicast.internal.Announcement;
+import io.fedbridge.discovery.multicast.internal.AnnouncementCodec;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
@@ -104,7 +105,7 @@ class MulticastDiscoveryAgentLoopbackTest {
         // Timed from the send: the peer's expiry counts from its announcement's arrival, which the await below may
         // notice up to a poll interval late (timing from there once measured 201 ms for a 300 ms expiry).
         long silentFrom = System.nanoTime();
-        net.send(crashed.encode());
+        net.send(new AnnouncementCodec(null).encode(crashed, null));
         await().atMost(WAIT).until(() -> a.listener().events().contains("discovered tcp://127.0.0.1:1009"));
 
         await("expired after 3 missed heartbeats of 100 ms").atMost(WAIT)
@@ -140,7 +141,7 @@ class MulticastDiscoveryAgentLoopbackTest {
         net.send(new byte[0]);
         net.send("hello".getBytes(StandardCharsets.UTF_8));
         net.send("default.ActiveMQ-4.alive.%localhost%tcp://127.0.0.1:61616".getBytes(StandardCharsets.UTF_8));
-        net.send(("FEDBRIDGE2 ALIVE " + net.group + " x y 100 tcp://127.0.0.1:1").getBytes(StandardCharsets.UTF_8));
+        net.send(("FEDBRIDGE3 ALIVE " + net.group + " x y 100 tcp://127.0.0.1:1").getBytes(StandardCharsets.UTF_8));
         net.send(("FEDBRIDGE1 ALIVE " + net.group + " x y 100").getBytes(StandardCharsets.UTF_8));
         net.send(new byte[8000]);
         for (int i = 0; i < 94; i++) {

@@ -7,11 +7,14 @@ import io.fedbridge.core.ReconnectConfig;
 import io.fedbridge.core.bridge.BridgeConfig;
 import io.fedbridge.core.discovery.DiscoveryAgents;
 import io.fedbridge.core.uri.CompositeUri;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class MulticastDiscoveryAgentProviderTest {
 
@@ -38,7 +41,8 @@ class MulticastDiscoveryAgentProviderTest {
                 .isInstanceOf(MulticastDiscoveryAgentProvider.class);
         assertThat(new MulticastDiscoveryAgentProvider().optionNames())
                 .containsAll(ReconnectConfig.OPTION_NAMES)
-                .contains("group", "interface", "heartbeatInterval", "expiry", "timeToLive", "advertise", "discover");
+                .contains("group", "interface", "heartbeatInterval", "expiry", "timeToLive", "advertise", "discover",
+                        "secret", "secretFile", "maxClockSkew", "maxPeers");
     }
 
     @Test
@@ -54,6 +58,9 @@ class MulticastDiscoveryAgentProviderTest {
         assertThat(c.advertise()).isTrue();
         assertThat(c.discover()).isTrue();
         assertThat(c.reconnect()).isEqualTo(ReconnectConfig.ofDefaults());
+        assertThat(c.secret()).as("unsigned, fine on loopback").isNull();
+        assertThat(c.maxClockSkew()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.maxPeers()).isEqualTo(64);
         assertThat(parse("multicast://239.255.2.3").port()).isEqualTo(6155);
     }
 
@@ -62,11 +69,11 @@ class MulticastDiscoveryAgentProviderTest {
         MulticastDiscoveryConfig c = parse("multicast://239.255.9.8:7000?group=orders&interface=lo"
                 + "&heartbeatInterval=100ms&expiry=3&timeToLive=0&advertise=false&initialReconnectDelay=50"
                 + "&maxReconnectDelay=2s&useExponentialBackOff=false&backOffMultiplier=3&maxReconnectAttempts=4"
-                + "&minConnectTime=1s&networkTTL=2&duplex=false");
+                + "&minConnectTime=1s&networkTTL=2&duplex=false&secret=0123456789abcdef&maxClockSkew=5s&maxPeers=8");
 
         assertThat(c).isEqualTo(MulticastDiscoveryConfig.builder().address("239.255.9.8").port(7000).group("orders")
                 .networkInterface("lo").heartbeatInterval(Duration.ofMillis(100)).expiry(3).timeToLive(0)
-                .advertise(false)
+                .advertise(false).secret("0123456789abcdef").maxClockSkew(Duration.ofSeconds(5)).maxPeers(8)
                 .reconnect(ReconnectConfig.builder().initialReconnectDelay(Duration.ofMillis(50))
                         .maxReconnectDelay(Duration.ofSeconds(2)).useExponentialBackOff(false).backOffMultiplier(3)
                         .maxReconnectAttempts(4).minConnectTime(Duration.ofSeconds(1)).build())
@@ -126,9 +133,72 @@ class MulticastDiscoveryAgentProviderTest {
     }
 
     @Test
+    void shouldReadTheSecretFromAFileTrimmed(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("group.secret"), "  0123456789abcdefXYZ\n");
+
+        MulticastDiscoveryConfig c = parse("multicast://default?secretFile=" + file);
+
+        assertThat(c.secret()).isEqualTo(MulticastSecret.of("0123456789abcdefXYZ"));
+        assertThat(c.secret()).isNotEqualTo(MulticastSecret.of("0123456789abcdefXY"));
+    }
+
+    @Test
+    void shouldRefuseAShortEmptyOrMissingSecretWithoutShowingIt(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> parse("multicast://default?secret=short-s3cret"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("invalid option 'secret'")
+                .hasMessageContaining("secret must be at least 16 characters, but was 12 characters")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("short-s3cret"));
+        assertThatThrownBy(() -> parse("multicast://default?secret=")).hasMessageContaining("secret must be at least 16");
+
+        Path empty = Files.writeString(dir.resolve("empty.secret"), " \n\t\n");
+        assertThatThrownBy(() -> parse("multicast://default?secretFile=" + empty))
+                .hasMessageContaining("secretFile must hold a secret of at least 16 characters, but " + empty
+                        + " holds 0 (it is empty)");
+        Path shortOne = Files.writeString(dir.resolve("short.secret"), "tiny-s3cret\n");
+        assertThatThrownBy(() -> parse("multicast://default?secretFile=" + shortOne))
+                .hasMessageContaining("holds 11").satisfies(e -> assertThat(e.getMessage()).doesNotContain("tiny-s3cret"));
+        assertThatThrownBy(() -> parse("multicast://default?secretFile=" + dir.resolve("missing")))
+                .hasMessageContaining("secretFile must be a readable UTF-8 file, but reading " + dir.resolve("missing"))
+                .hasMessageContaining("NoSuchFileException");
+    }
+
+    @Test
+    void shouldRefuseBothSecretAndSecretFile(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("group.secret"), "0123456789abcdefXYZ");
+
+        assertThatThrownBy(() -> parse("multicast://default?secret=0123456789abcdef&secretFile=" + file))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("give either secret or secretFile, not both")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("0123456789abcdef"));
+    }
+
+    @Test
+    void shouldMaskTheSecretWhereverTheUriOrConfigIsShown() {
+        String uri = "multicast://default?secret=0123456789abcdef-s3cret&maxPeers=x";
+
+        assertThatThrownBy(() -> parse(uri)).hasMessageContaining("maxPeers")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
+        assertThat(CompositeUri.parse(uri).toString()).doesNotContain("s3cret");
+        assertThat(parse("multicast://default?secret=0123456789abcdef-s3cret").toString())
+                .doesNotContain("s3cret").contains("secret=*****");
+    }
+
+    @Test
+    void shouldRejectBadClockSkewAndPeerLimits() {
+        assertThatThrownBy(() -> parse("multicast://default?maxClockSkew=500ms"))
+                .hasMessageContaining("maxClockSkew must be PT1S to PT1H, but was PT0.5S");
+        assertThatThrownBy(() -> parse("multicast://default?maxClockSkew=2h")).hasMessageContaining("maxClockSkew must be");
+        assertThatThrownBy(() -> parse("multicast://default?maxPeers=0"))
+                .hasMessageContaining("maxPeers must be 1 to 65536, but was 0");
+    }
+
+    @Test
     void shouldKeepTheConfigInvariantsInTheRecordItself() {
         MulticastDiscoveryConfig c = MulticastDiscoveryConfig.ofDefaults();
         assertThat(c.toBuilder().build()).isEqualTo(c);
+        MulticastDiscoveryConfig signed = c.toBuilder().secret("0123456789abcdef").build();
+        assertThat(signed.toBuilder().build()).isEqualTo(signed);
         assertThat(c.expiryAfter(Duration.ofMillis(200))).isEqualTo(Duration.ofSeconds(2));
         assertThatThrownBy(() -> c.toBuilder().port(0).build()).hasMessage("port must be 1 to 65535, but was 0");
     }

@@ -8,10 +8,12 @@ import io.fedbridge.core.ReconnectConfig;
 import io.fedbridge.core.discovery.DiscoveryContext;
 import io.fedbridge.core.discovery.PeerInfo;
 import io.fedbridge.discovery.multicast.internal.Announcement;
+import io.fedbridge.discovery.multicast.internal.AnnouncementCodec;
 import io.fedbridge.discovery.multicast.internal.AnnouncementHandler;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -89,9 +91,14 @@ class MulticastDiscoveryAgentTest {
                 List.of(uri));
     }
 
+    /** Hands {@code a} to the agent as an unsigned datagram from B, and runs what it scheduled. */
     private void hear(Announcement a) {
-        network.sink.announced(a, FROM_B);
+        receive(a);
         scheduler.runDue();
+    }
+
+    private void receive(Announcement a) {
+        network.sink.received(ByteBuffer.wrap(new AnnouncementCodec(null).encode(a, null)), FROM_B);
     }
 
     private void hearB() {
@@ -124,7 +131,7 @@ class MulticastDiscoveryAgentTest {
 
         agent.close();
         scheduler.advance(Duration.ofSeconds(5));
-        network.sink.announced(alive("g", "id-c", "tcp://10.0.0.3:1", 100), FROM_B);
+        receive(alive("g", "id-c", "tcp://10.0.0.3:1", 100));
         scheduler.runDue();
 
         assertThat(network.sent).containsOnly("FEDBRIDGE1 DEAD g id-self self 100 tcp://10.0.0.1:61613");
@@ -216,7 +223,7 @@ class MulticastDiscoveryAgentTest {
         hearB();
 
         for (int i = 0; i < 5; i++) {
-            network.sink.malformed("not a fedbridge announcement", FROM_B);
+            network.sink.received(ByteBuffer.wrap("not a fedbridge announcement".getBytes(StandardCharsets.UTF_8)), FROM_B);
         }
         scheduler.advance(Duration.ofMillis(200));
         hearB();
@@ -385,9 +392,9 @@ class MulticastDiscoveryAgentTest {
     void shouldReachAWildcardUriAtTheSendersAddress() {
         started(FAST);
 
-        hear(alive("g", "id-b", "tcp://0.0.0.0:61613?transport.x=1", 100));
+        hear(alive("g", "id-b", "tcp://0.0.0.0:61613", 100));
 
-        assertThat(listener.events()).containsExactly("discovered tcp://10.0.0.2:61613?transport.x=1");
+        assertThat(listener.events()).containsExactly("discovered tcp://10.0.0.2:61613");
         assertThat(MulticastDiscoveryAgent.reachable("ssl://[::]:1", FROM_B)).isEqualTo("ssl://10.0.0.2:1");
         assertThat(MulticastDiscoveryAgent.reachable("tcp://10.9.9.9:1", FROM_B)).isEqualTo("tcp://10.9.9.9:1");
     }
@@ -433,6 +440,216 @@ class MulticastDiscoveryAgentTest {
     }
 
     // ---------------------------------------------------------------------------------------------
+    // Signing, replays, the peer cap, announced options
+
+    private static final MulticastSecret SECRET = MulticastSecret.of("s3cret-shared-by-the-group");
+    private static final AnnouncementCodec SIGNED = new AnnouncementCodec(SECRET);
+    private static final long B_SESSION = 0xb0b0b0b0L;
+
+    private MulticastDiscoveryConfig signedFast() {
+        return FAST.toBuilder().secret(SECRET).build();
+    }
+
+    /** Hands the agent a datagram made by {@code codec} (null: unsigned), sealed at {@code at} as {@code sequence}. */
+    private void hearSealed(AnnouncementCodec codec, Announcement a, java.time.Instant at, long session, long sequence) {
+        hearBytes(codec.encode(a, new AnnouncementCodec.Seal(at.toEpochMilli(), session, sequence)));
+    }
+
+    private void hearBytes(byte[] datagram) {
+        network.sink.received(ByteBuffer.wrap(datagram), FROM_B);
+        scheduler.runDue();
+    }
+
+    private void hearSignedB(long sequence) {
+        hearSealed(SIGNED, alive("g", "id-b", B_URI, 100), scheduler.clock().instant(), B_SESSION, sequence);
+    }
+
+    @Test
+    void shouldSignEveryDatagramWithATimestampASessionAndARisingSequence() {
+        MulticastDiscoveryAgent agent = started(signedFast());
+        scheduler.advance(Duration.ofMillis(100));
+        agent.close();
+
+        assertThat(network.sent).hasSize(4).allMatch(d -> d.startsWith("FEDBRIDGE2 "));
+        List<AnnouncementCodec.Seal> seals = network.sent.stream()
+                .map(d -> (AnnouncementCodec.Valid) SIGNED.decode(d.getBytes(StandardCharsets.UTF_8)))
+                .map(AnnouncementCodec.Valid::seal).toList();
+        assertThat(seals).extracting(AnnouncementCodec.Seal::sequence).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(seals).extracting(AnnouncementCodec.Seal::session).containsOnly(seals.get(0).session());
+        assertThat(seals.get(1).timestampMillis()).isEqualTo(scheduler.clock().millis());
+        assertThat(new AnnouncementCodec(null).decode(network.sent.get(0).getBytes(StandardCharsets.UTF_8)))
+                .as("an agent without the secret cannot use it").isInstanceOf(AnnouncementCodec.Invalid.class);
+    }
+
+    @Test
+    void shouldDiscoverAPeerSigningWithTheSameSecret() {
+        MulticastDiscoveryAgent agent = started(signedFast());
+
+        hearSignedB(1);
+        scheduler.advance(Duration.ofMillis(100));
+        hearSignedB(2);
+
+        assertThat(listener.events()).containsExactly("discovered " + B_URI);
+        assertThat(agent.stats().rejectedDatagrams()).isZero();
+    }
+
+    @Test
+    void shouldIgnoreAndCountUnsignedAndBadlySignedDatagrams() {
+        MulticastDiscoveryAgent agent = started(signedFast());
+        AnnouncementCodec otherSecret = new AnnouncementCodec(MulticastSecret.of("s3cret-shared-by-the-grouP"));
+        java.time.Instant now = scheduler.clock().instant();
+
+        hear(alive("g", "id-b", B_URI, 100));                                        // unsigned (FEDBRIDGE1)
+        hearSealed(otherSecret, alive("g", "id-c", "tcp://10.0.0.3:1", 100), now, 1, 1);
+        String forged = new String(SIGNED.encode(alive("g", "id-d", "tcp://10.0.0.4:1", 100),
+                new AnnouncementCodec.Seal(now.toEpochMilli(), 1, 1)), StandardCharsets.UTF_8);
+        hearBytes(forged.replace("tcp://10.0.0.4:1", "tcp://10.6.6.6:1").getBytes(StandardCharsets.UTF_8));
+
+        assertThat(listener.events()).isEmpty();
+        assertThat(agent.peers()).isEmpty();
+        MulticastDiscoveryStats stats = agent.stats();
+        assertThat(stats.unsignedDatagrams()).isEqualTo(1);
+        assertThat(stats.badSignatureDatagrams()).isEqualTo(2);
+        assertThat(stats.datagramsReceived()).isEqualTo(3);
+        assertThat(network.sentOfType("ALIVE")).as("nothing answered").isZero();
+    }
+
+    @Test
+    void shouldIgnoreAndCountStaleDatagramsEitherSideOfTheClockSkew() {
+        MulticastDiscoveryAgent agent = started(signedFast().toBuilder().maxClockSkew(Duration.ofSeconds(30)).build());
+        java.time.Instant now = scheduler.clock().instant();
+        Announcement b = alive("g", "id-b", B_URI, 100);
+
+        hearSealed(SIGNED, b, now.minusSeconds(31), B_SESSION, 1);
+        hearSealed(SIGNED, b, now.plusSeconds(31), B_SESSION, 2);
+        assertThat(listener.events()).isEmpty();
+        assertThat(agent.stats().staleDatagrams()).isEqualTo(2);
+
+        hearSealed(SIGNED, b, now.minusSeconds(29), B_SESSION, 3);
+        assertThat(listener.events()).as("within the skew").containsExactly("discovered " + B_URI);
+    }
+
+    @Test
+    void shouldIgnoreAndCountReplayedDatagrams() {
+        MulticastDiscoveryAgent agent = started(signedFast());
+        byte[] departure = SIGNED.encode(alive("g", "id-b", B_URI, 100).withType(Announcement.Type.DEAD),
+                new AnnouncementCodec.Seal(scheduler.clock().millis(), B_SESSION, 2));
+        byte[] first = SIGNED.encode(alive("g", "id-b", B_URI, 100),
+                new AnnouncementCodec.Seal(scheduler.clock().millis(), B_SESSION, 1));
+        hearBytes(first);
+        hearBytes(departure);
+        assertThat(listener.events()).containsExactly("discovered " + B_URI, "lost " + B_URI);
+
+        scheduler.advance(Duration.ofSeconds(5));
+        hearBytes(first);                 // a recorded heartbeat, sent again to bring the departed broker back
+        hearBytes(departure);
+
+        assertThat(listener.events()).hasSize(2);
+        assertThat(agent.stats().replayedDatagrams()).isEqualTo(2);
+        assertThat(agent.peers()).isEmpty();
+    }
+
+    @Test
+    void shouldTakeARestartedPeersNewSessionButNotReplaysOfItsOldOne() {
+        MulticastDiscoveryAgent agent = started(signedFast());
+        Announcement b = alive("g", "id-b", B_URI, 100);
+        byte[] oldSession = SIGNED.encode(b, new AnnouncementCodec.Seal(scheduler.clock().millis(), B_SESSION, 41));
+        hearBytes(oldSession);
+        hearSealed(SIGNED, b.withType(Announcement.Type.DEAD), scheduler.clock().instant(), B_SESSION, 42);
+
+        scheduler.advance(Duration.ofSeconds(2));
+        hearSealed(SIGNED, b, scheduler.clock().instant(), B_SESSION + 1, 1);   // restarted: a new session from 1
+        hearBytes(oldSession);
+
+        assertThat(listener.events()).containsExactly("discovered " + B_URI, "lost " + B_URI, "discovered " + B_URI);
+        assertThat(agent.stats().replayedDatagrams()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldIgnoreSignedDatagramsWithoutASecretAsItCannotCheckThem() {
+        MulticastDiscoveryAgent agent = started(FAST);
+
+        hearSignedB(1);
+
+        assertThat(listener.events()).isEmpty();
+        assertThat(agent.stats().badSignatureDatagrams()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCountAnotherGroupsDatagramsAsOtherGroupWhateverItsSecret() {
+        MulticastDiscoveryAgent agent = started(signedFast());
+        AnnouncementCodec theirs = new AnnouncementCodec(MulticastSecret.of("another group, another secret"));
+
+        hearSealed(theirs, alive("other", "id-b", B_URI, 100), scheduler.clock().instant(), 1, 1);
+        hear(alive("other", "id-c", "tcp://10.0.0.3:1", 100));
+
+        assertThat(agent.stats().otherGroupDatagrams()).isEqualTo(2);
+        assertThat(agent.stats().rejectedDatagrams()).isZero();
+    }
+
+    @Test
+    void shouldTakeOnNoMoreThanMaxPeersUntilOneLeaves() {
+        MulticastDiscoveryAgent agent = started(FAST.toBuilder().maxPeers(2).build());
+        hear(alive("g", "id-1", "tcp://10.0.0.11:1", 100));
+        hear(alive("g", "id-2", "tcp://10.0.0.12:1", 100));
+        network.sent.clear();
+
+        hear(alive("g", "id-3", "tcp://10.0.0.13:1", 100));
+        hear(alive("g", "id-3", "tcp://10.0.0.13:1", 100));
+        hear(alive("g", "id-2", "tcp://10.0.0.12:1", 100));   // a known peer is still heard
+
+        assertThat(agent.peers()).extracting(PeerInfo::brokerId).containsExactly("id-1", "id-2");
+        assertThat(agent.stats().overMaxPeersDatagrams()).isEqualTo(2);
+        assertThat(network.sentOfType("ALIVE")).as("a peer turned away is not answered").isZero();
+
+        hear(alive("g", "id-1", "tcp://10.0.0.11:1", 100).withType(Announcement.Type.DEAD));
+        hear(alive("g", "id-3", "tcp://10.0.0.13:1", 100));
+        assertThat(agent.peers()).extracting(PeerInfo::brokerId).containsExactly("id-2", "id-3");
+    }
+
+    @Test
+    void shouldUseAnAnnouncedUriWithoutItsOptionsSoThatTheConnectorsTlsSettingsApply() {
+        MulticastDiscoveryAgent agent = started(signedFast());
+
+        hearSealed(SIGNED, alive("g", "id-b", "ssl://10.0.0.2:61614?trustStore=/evil.p12&verifyHostName=false", 100),
+                scheduler.clock().instant(), B_SESSION, 1);
+
+        assertThat(listener.events()).containsExactly("discovered ssl://10.0.0.2:61614");
+        assertThat(agent.peers()).extracting(PeerInfo::uri).containsExactly("ssl://10.0.0.2:61614");
+    }
+
+    @Test
+    void shouldAnnounceItsOwnUrisWithoutTheirOptions() {
+        MulticastDiscoveryAgent agent = MulticastDiscoveryAgent.create(FAST, new DiscoveryContext(SELF_ID, "self",
+                List.of("ssl://10.0.0.1:61614?keyStore=/k.p12&keyStorePassword=hunter2"), scheduler, scheduler.clock()),
+                network);
+        agent.start(listener);
+        scheduler.runDue();
+
+        assertThat(network.sent).containsExactly("FEDBRIDGE1 ALIVE g id-self self 100 ssl://10.0.0.1:61614");
+        hear(alive("g", SELF_ID, "ssl://10.0.0.1:61614", 100));
+        assertThat(agent.stats().ownDatagrams()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRefuseAnInterfaceOtherThanLoopbackWithoutASecretSayingWhyAndHowToFixIt() {
+        assertThatThrownBy(() -> NettyTransports.requireSecretOffLoopback("eth0", false, null))
+                .isInstanceOf(MulticastDiscoveryException.class)
+                .hasMessageStartingWith("multicast discovery on interface eth0 needs secret= or secretFile=: without "
+                        + "one, anyone on that network can make this broker bridge to a URI of their choice");
+        NettyTransports.requireSecretOffLoopback("eth0", false, SECRET);
+        NettyTransports.requireSecretOffLoopback("lo", true, null);
+    }
+
+    @Test
+    void shouldNeverShowTheSecret() {
+        MulticastDiscoveryAgent agent = started(signedFast());
+        assertThat(agent.config().toString()).doesNotContain("s3cret").contains("secret=*****");
+        assertThat(agent.toString()).doesNotContain("s3cret");
+        assertThat(SECRET).hasToString("*****");
+    }
+
+    // ---------------------------------------------------------------------------------------------
     // Lifecycle
 
     @Test
@@ -475,8 +692,8 @@ class MulticastDiscoveryAgentTest {
             }
         });
         scheduler.runDue();
-        network.sink.announced(alive("g", "id-b", B_URI, 100), FROM_B);
-        network.sink.announced(alive("g", "id-c", "tcp://10.0.0.3:1", 100), FROM_B);
+        receive(alive("g", "id-b", B_URI, 100));
+        receive(alive("g", "id-c", "tcp://10.0.0.3:1", 100));
         scheduler.advance(Duration.ofSeconds(1));
 
         assertThat(calls).containsExactly("discovered " + B_URI);
@@ -486,7 +703,7 @@ class MulticastDiscoveryAgentTest {
     @Test
     void shouldRefuseToAnnounceAUriTooLongForADatagram() {
         DiscoveryContext huge = new DiscoveryContext(SELF_ID, "self",
-                List.of("tcp://10.0.0.1:61613?x=" + "a".repeat(2000)), scheduler, scheduler.clock());
+                List.of("tcp://" + "a".repeat(2000) + ":61613"), scheduler, scheduler.clock());
 
         assertThatThrownBy(() -> MulticastDiscoveryAgent.create(FAST, huge, network))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is too long to announce");

@@ -4,17 +4,20 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Decodes each received datagram and hands the result to a {@link Sink}; a malformed one is reported, not thrown. */
+/**
+ * Hands each received datagram's bytes to a {@link Sink}, which decodes and judges it
+ * ({@link AnnouncementCodec}); the packet is released when the sink returns.
+ */
 public final class AnnouncementHandler extends SimpleChannelInboundHandler<DatagramPacket> {
 
-    /** Where decoded datagrams go; called on the channel's event loop, so implementations must not block. */
+    /** Where received datagrams go; called on the channel's event loop, so implementations must not block. */
     public interface Sink {
-        void announced(Announcement announcement, InetSocketAddress sender);
-
-        void malformed(String reason, InetSocketAddress sender);
+        /** {@code datagram} is valid only during the call: read it, never keep it. */
+        void received(ByteBuffer datagram, InetSocketAddress sender);
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(AnnouncementHandler.class);
@@ -27,14 +30,7 @@ public final class AnnouncementHandler extends SimpleChannelInboundHandler<Datag
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
-        Announcement announcement;
-        try {
-            announcement = Announcement.decode(packet.content().nioBuffer());
-        } catch (MalformedAnnouncementException e) {
-            sink.malformed(e.getMessage(), packet.sender());
-            return;
-        }
-        sink.announced(announcement, packet.sender());
+        sink.received(packet.content().nioBuffer(), packet.sender());
     }
 
     @Override
