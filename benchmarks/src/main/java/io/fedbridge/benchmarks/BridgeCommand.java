@@ -118,6 +118,12 @@ public final class BridgeCommand extends ComparisonCommand {
                 + " networkTTL 1, prefetch 1000); pair " + (!noStores ? "persistent (KahaDB, default durability) in fresh temp dirs"
                 : "non-persistent (--no-stores)") + ";"
                 + " chain networkTTL=2 on both connectors, non-persistent brokers");
+        if (ts.stream().anyMatch(Target::isSecured)) {
+            report.setup("security", "fedbridge-secured and fedbridge-tls: the same brokers with PBKDF2 logins for the client"
+                    + " (read,write) and the bridge (read,write,federate), authorization rules checked on every SEND and SUBSCRIBE,"
+                    + " the federation right on every forward; fedbridge-tls also puts every connection, the bridge's included,"
+                    + " on ssl:// (JDK TLS, EC P-256 key made by keytool)");
+        }
         if (any("latency", "latency-persistent")) {
             report.setup("latency", String.format(Locale.ROOT, "%d s recorded per run after %d s unrecorded; before each latency"
                     + " scenario every target runs %d s at %,d msg/s, unrecorded", latencySeconds, prerollSeconds, latencyWarmupSeconds, rate));

@@ -48,7 +48,8 @@ abstract class ComparisonCommand implements Callable<Integer> {
     @Option(names = "--prefetch", description = "Consumer prefetch, sent as prefetch-size and activemq.prefetchSize (default ${DEFAULT-VALUE}).")
     int prefetch = 1000;
 
-    @Option(names = "--targets", split = ",", description = "Any of fedbridge, activemq (default ${DEFAULT-VALUE}).")
+    @Option(names = "--targets", split = ",", description = "Any of fedbridge, fedbridge-secured, fedbridge-tls (bridge only),"
+            + " activemq (default ${DEFAULT-VALUE}).")
     List<String> targets = List.of("fedbridge", "activemq");
 
     @Option(names = "--warmup-seconds", description = {"Warm-up per target and topology (default ${DEFAULT-VALUE}): rounds for at",
@@ -298,9 +299,20 @@ abstract class ComparisonCommand implements Callable<Integer> {
             String name = names.get(i);
             List<String> connectors = new ArrayList<>();
             if (next != null) {
-                connectors.add("static:(" + next + ")" + (t == Target.FEDBRIDGE && networkTtl > 1 ? "?networkTTL=" + networkTtl : ""));
+                List<String> options = new ArrayList<>();
+                if (t.isFedbridge() && networkTtl > 1) {
+                    options.add("networkTTL=" + networkTtl);
+                }
+                if (t.isSecured()) {
+                    options.add(BenchSecurity.bridgeOptions());
+                }
+                connectors.add("static:(" + next + (t.isTls() ? "?" + BenchSecurity.trustOptions(logs) : "") + ")"
+                        + (options.isEmpty() ? "" : "?" + String.join("&", options)));
             }
             List<String> args = new ArrayList<>(brokerArgs(name, persistent ? dataDir(t.key + "-" + name) : null, connectors));
+            if (t.isSecured()) {
+                args.addAll(BenchSecurity.brokerArgs(t.isTls(), logs));
+            }
             if (t == Target.ACTIVEMQ) {
                 args.addAll(List.of("--openwire", "--advisories"));
                 if (networkTtl > 1 && next != null) {
@@ -323,13 +335,27 @@ abstract class ComparisonCommand implements Callable<Integer> {
 
     /** Adds the load generator to {@code topo}: producer on its first broker, consumers on its last. */
     protected Topology withClient(Topology topo, String destination, int subscribers) {
-        ChildJvm client = startClient(topo.target(), topo.ready().get(0).get("uri"),
-                topo.ready().get(topo.ready().size() - 1).get("uri"), destination, subscribers);
+        ChildJvm client = startClient(topo.target(), clientUri(topo, 0), clientUri(topo, topo.ready().size() - 1), destination,
+                subscribers);
         Topology withClient = new Topology(topo.target(), topo.brokers(), topo.ready(), client);
         register(withClient);
         progress.printf("[%s] client pid %d: producer on %s, %d subscriber(s) of %s on %s%n", topo.target(), client.pid(),
                 topo.ready().get(0).get("uri"), subscribers, destination, topo.ready().get(topo.ready().size() - 1).get("uri"));
         return withClient;
+    }
+
+    /** The URI the load client uses for broker {@code i} of {@code topo}: with the login and trust a secured one needs. */
+    private String clientUri(Topology topo, int i) throws BenchmarkException {
+        String uri = topo.ready().get(i).get("uri");
+        Target t = topo.target();
+        if (!t.isSecured()) {
+            return uri;
+        }
+        try {
+            return uri + "?" + BenchSecurity.clientOptions() + (t.isTls() ? "&" + BenchSecurity.trustOptions(logs) : "");
+        } catch (IOException e) {
+            throw new BenchmarkException("cannot prepare the TLS trust store in " + logs + ": " + e.getMessage());
+        }
     }
 
     /** The load generator of {@code t}: producers on one broker, SUBSCRIBERS consumers on another. */

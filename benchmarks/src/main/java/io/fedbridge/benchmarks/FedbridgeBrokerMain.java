@@ -18,7 +18,10 @@ import java.util.List;
  *   <li>{@code --data DIR}: persistent messages are kept in DIR ({@code BrokerConfig.dataDirectory}, the default
  *       durability: SYNC);</li>
  *   <li>{@code --network-connector URI} (repeatable): a bridge, e.g. {@code static:(tcp://127.0.0.1:PORT)};</li>
- *   <li>{@code --watch-bridges}: note when the number of bridges UP changes, every millisecond.</li>
+ *   <li>{@code --watch-bridges}: note when the number of bridges UP changes, every millisecond;</li>
+ *   <li>{@code --secure}: users and authorization rules ({@link BenchSecurity}), so every SEND, SUBSCRIBE and
+ *       forward is checked, the bridges' federation right included;</li>
+ *   <li>{@code --tls KEYSTORE}: listen on {@code ssl://127.0.0.1:0} with that key store instead of tcp://.</li>
  * </ul>
  * Commands on stdin: {@code stats} answers {@code STATS up=N bridges=N forwarded=N acked=N pending=N
  * duplicates=N networkSubscriptions=N remoteConsumers=N [upChangedMicros=T]}, summed over every bridge.
@@ -34,6 +37,8 @@ public final class FedbridgeBrokerMain {
         String name = "bench";
         Path data = null;
         boolean watch = false;
+        boolean secure = false;
+        Path keyStore = null;
         List<String> connectors = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -41,13 +46,20 @@ public final class FedbridgeBrokerMain {
                 case "--data" -> data = Path.of(args[++i]);
                 case "--network-connector" -> connectors.add(args[++i]);
                 case "--watch-bridges" -> watch = true;
+                case "--secure" -> secure = true;
+                case "--tls" -> keyStore = Path.of(args[++i]);
                 default -> {
-                    System.out.println("ERROR unknown option '" + args[i] + "'; valid: --name, --data, --network-connector, --watch-bridges");
+                    System.out.println("ERROR unknown option '" + args[i] + "'; valid: --name, --data, --network-connector,"
+                            + " --watch-bridges, --secure, --tls");
                     System.exit(2);
                 }
             }
         }
-        BrokerConfig.Builder config = BrokerConfig.builder(name).listen("tcp://127.0.0.1:0").dataDirectory(data);
+        BrokerConfig.Builder config = BrokerConfig.builder(name).listen(keyStore != null ? "ssl://127.0.0.1:0" : "tcp://127.0.0.1:0")
+                .dataDirectory(data);
+        if (secure) {
+            config.security(BenchSecurity.brokerSecurity(keyStore));
+        }
         connectors.forEach(config::networkConnector);
         long startMicros = BridgeWatch.nowMicros();
         Broker broker = Broker.start(config.build());

@@ -155,7 +155,8 @@ public final class LoadClientMain {
     }
 
     private static ClientConfig config(String uri) {
-        return ClientConfig.builder(uri).heartBeats(Duration.ZERO).build();
+        // fromUri: a secured target's URI carries the login and trust store (BenchSecurity).
+        return ClientConfig.fromUri(uri).toBuilder().heartBeats(Duration.ZERO).build();
     }
 
     private StompConnection producer(int i) {

@@ -181,6 +181,7 @@ final class ScenarioReport {
             printScenario(out, s);
         }
         printAims(out);
+        printSecurityCost(out);
         if (!failures.isEmpty()) {
             out.println();
             out.println("== Failures");
@@ -230,6 +231,38 @@ final class ScenarioReport {
             row.append(String.format(Locale.ROOT, "%8s  %s", Report.cores(l.stream().mapToDouble(Sample::others).max().orElse(Double.NaN)),
                     l.isEmpty() ? (failures.containsKey(t) ? "failed" : "-") : lost == 0 ? "yes" : "NO (" + lost + " missing)"));
             out.println(row);
+        }
+    }
+
+    /**
+     * What security costs: each secured fedbridge target against plain fedbridge, median against median, for every
+     * metric of every scenario, and the brokers' CPU per message.
+     */
+    private void printSecurityCost(PrintWriter out) {
+        List<Target> secured = targets.stream().filter(Target::isSecured).toList();
+        if (secured.isEmpty() || !targets.contains(Target.FEDBRIDGE)) {
+            return;
+        }
+        out.println();
+        out.println("== Security cost (medians, secured target / fedbridge; for latencies lower is better)");
+        for (Scenario s : scenarios.values()) {
+            for (Target t : secured) {
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %-14s", s.key(), t.title));
+                List<Metric> metrics = new ArrayList<>();
+                metrics.add(s.primary());
+                metrics.addAll(s.columns());
+                for (Metric m : metrics) {
+                    line.append(String.format(Locale.ROOT, "  %s %s", m.header(),
+                            Report.times(median(s.key(), t, m.key()) / median(s.key(), Target.FEDBRIDGE, m.key()))));
+                }
+                if (s.cpu()) {
+                    List<Sample> open = samples.get(s.key()).get(Target.FEDBRIDGE);
+                    List<Sample> sec = samples.get(s.key()).get(t);
+                    line.append(String.format(Locale.ROOT, "  brokers us/msg %s", Report.times(
+                            Results.median(sec, Sample::brokerMicros) / Results.median(open, Sample::brokerMicros))));
+                }
+                out.println(line);
+            }
         }
     }
 

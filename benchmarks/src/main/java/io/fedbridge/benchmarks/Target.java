@@ -8,6 +8,10 @@ import java.util.Properties;
 /** What a benchmark run is pointed at; each runs in its own child JVM. */
 enum Target {
     FEDBRIDGE("fedbridge", "fedbridge", FedbridgeBrokerMain.class),
+    /** fedbridge with users, rules and the federation right checked on every frame (tcp://). */
+    FEDBRIDGE_SECURED("fedbridge-secured", "fedbridge+sec", FedbridgeBrokerMain.class),
+    /** The same over ssl:// (TLS 1.3) for every connection, the bridges' included. */
+    FEDBRIDGE_TLS("fedbridge-tls", "fedbridge+TLS", FedbridgeBrokerMain.class),
     ACTIVEMQ("activemq", "ActiveMQ " + activeMqVersion(), ActiveMqBrokerMain.class),
     RELAY("relay", "relay ceiling", RelayMain.class);
 
@@ -27,7 +31,21 @@ enum Target {
                 return t;
             }
         }
-        throw new IllegalArgumentException("target must be one of fedbridge, activemq, relay, but was '" + key + "'");
+        throw new IllegalArgumentException("target must be one of fedbridge, fedbridge-secured, fedbridge-tls, activemq, relay,"
+                + " but was '" + key + "'");
+    }
+
+    boolean isFedbridge() {
+        return this == FEDBRIDGE || this == FEDBRIDGE_SECURED || this == FEDBRIDGE_TLS;
+    }
+
+    /** Whether its brokers have users, rules and the federation right on. */
+    boolean isSecured() {
+        return this == FEDBRIDGE_SECURED || this == FEDBRIDGE_TLS;
+    }
+
+    boolean isTls() {
+        return this == FEDBRIDGE_TLS;
     }
 
     /** From the jar's Maven metadata (the shaded jar has no ActiveMQ manifest to ask). */
