@@ -2,7 +2,9 @@ package io.fedbridge.broker.security;
 
 /**
  * Decides whether an identity may perform an operation on a destination. Called on I/O threads for every
- * SEND and SUBSCRIBE of a secured broker, so it must be fast, non-blocking and thread-safe.
+ * SEND and SUBSCRIBE of a secured broker, so it must be fast, non-blocking and thread-safe. A connection remembers
+ * each answer for a destination for as long as it lives (as ActiveMQ's security context does): a changed answer
+ * applies to connections made after the change.
  * {@link AuthorizationRules} is the implementation that ships.
  */
 @FunctionalInterface
