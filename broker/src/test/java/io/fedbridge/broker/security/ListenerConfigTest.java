@@ -32,7 +32,7 @@ class ListenerConfigTest {
         assertThatThrownBy(() -> ListenerConfig.of("ssl://0.0.0.0:61614", SecurityConfig.ofDefaults()))
                 .hasMessageContaining("needs a keyStore");
         assertThatThrownBy(() -> ListenerConfig.of("tcp://0.0.0.0:1?keyStore=/k.p12", WITH_TLS))
-                .hasMessageContaining("TLS options need an ssl:// listener");
+                .hasMessageContaining("TLS options need an ssl:// or wss:// listener");
         assertThatThrownBy(() -> ListenerConfig.of("tcp://0.0.0.0:1?maximumConnections=-1", WITH_TLS))
                 .hasMessageContaining("maximumConnections must be >= 0");
         assertThatThrownBy(() -> ListenerConfig.of("ssl://0.0.0.0:1?enabledProtocols=TLSv1", WITH_TLS))
