@@ -2,6 +2,7 @@ package io.fedbridge.core.internal;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fedbridge.core.FrameLimits;
 import io.fedbridge.core.StompFrame;
@@ -94,6 +95,35 @@ class WebSocketHandshakeHandlerTest {
         assertThat(receipt.text()).isEqualTo("RECEIPT\nreceipt-id:1\n\n\0");
         receipt.release();
         reader.finishAndReleaseAll();
+    }
+
+    @Test
+    void shouldCloseWithMessageTooBigOnAWebSocketFrameBeyondTheFrameLimitAndItsRoom() {
+        channel = new EmbeddedChannel();
+        FrameLimits limits = new FrameLimits(1024, 100, 512);
+        WebSockets.installServer(channel.pipeline(), CompositeUri.parse("ws://127.0.0.1:0/"), limits);
+        LocalFrames.install(channel, limits);
+        assertThat(exchange("GET / HTTP/1.1\r\nHost: h\r\n" + UPGRADE + "\r\n")).startsWith("HTTP/1.1 101");
+
+        EmbeddedChannel browser = new EmbeddedChannel(new WebSocket13FrameEncoder(true));
+        browser.writeOutbound(new TextWebSocketFrame("x".repeat(1024 + WebSockets.FRAME_SLACK + 1)));
+        List<ByteBuf> frame = new ArrayList<>();
+        for (ByteBuf b; (b = browser.readOutbound()) != null; ) {
+            frame.add(b);
+        }
+        browser.finishAndReleaseAll();
+        assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(frame.toArray(ByteBuf[]::new))))
+                .as("reaches the session, which closes").hasMessageContaining("Max frame length of 66560 has been exceeded");
+
+        EmbeddedChannel reader = new EmbeddedChannel(new WebSocket13FrameDecoder(false, false, 65536));
+        for (ByteBuf b; (b = channel.readOutbound()) != null; ) {
+            reader.writeInbound(b);
+        }
+        io.netty.handler.codec.http.websocketx.CloseWebSocketFrame close = reader.readInbound();
+        assertThat(close.statusCode()).isEqualTo(1009);
+        close.release();
+        reader.finishAndReleaseAll();
+        assertThat(channel.isOpen()).isFalse();
     }
 
     @Test
