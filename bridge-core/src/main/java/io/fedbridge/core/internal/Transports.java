@@ -106,7 +106,7 @@ public final class Transports {
             }
         } else if (uri.host() == null || uri.host().isEmpty() || uri.port() < 0) {
             throw new IllegalArgumentException(uri.scheme() + ":// URI '" + uri + "' must have a host and a port, e.g. "
-                    + uri.scheme() + "://127.0.0.1:61613");
+                    + uri.scheme() + (isWebSocket(uri) ? "://127.0.0.1:61614/stomp" : "://127.0.0.1:61613"));
         }
     }
 
