@@ -15,7 +15,8 @@ import java.util.Set;
  * {@code tcp://127.0.0.1:61613?heartBeatSend=10s&login=app} with {@link #fromUri(String)}, or with the
  * builder.
  *
- * @param uri               {@code tcp://host:port}, {@code ssl://host:port} or {@code vm://name}
+ * @param uri               {@code tcp://host:port}, {@code ssl://host:port}, {@code vm://name}, or STOMP over WebSocket
+ *                          {@code ws://host:port/path} and {@code wss://host:port/path} (subprotocol {@code v12.stomp})
  * @param login             STOMP {@code login}, or null
  * @param passcode          STOMP {@code passcode}, or null; never printed
  * @param host              the {@code host} header (virtual host), default the URI's host
@@ -25,7 +26,7 @@ import java.util.Set;
  * @param closeTimeout      how long {@link StompConnection#close()} waits for the DISCONNECT receipt, default 5 s
  * @param limits            limits on frames received from the broker
  * @param clientId          the {@code client-id} header (durable subscriptions), or null
- * @param tls               TLS settings for an {@code ssl://} URI (default {@link TlsConfig#ofDefaults()}: JDK trust,
+ * @param tls               TLS settings for an {@code ssl://} or {@code wss://} URI (default {@link TlsConfig#ofDefaults()}: JDK trust,
  *                          host-name verification on); always null for {@code tcp://} and {@code vm://}
  * @param connectHeaders    extra headers of the CONNECT frame, such as {@link FederationHeaders#PRODUCER_SECRET}
  *                          (never the standard ones this record sets); set with the builder only, not a URI option.
@@ -113,7 +114,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
     /**
      * Parses a client URI. Options: {@code login}, {@code passcode}, {@code host}, {@code heartBeatSend},
      * {@code heartBeatReceive}, {@code connectTimeout}, {@code closeTimeout}, {@code clientId},
-     * {@code maxFrameSize}, and for {@code ssl://} URIs the TLS options of {@link TlsConfig} (e.g.
+     * {@code maxFrameSize}, and for {@code ssl://} and {@code wss://} URIs the TLS options of {@link TlsConfig} (e.g.
      * {@code trustStore}, {@code trustStorePassword}, {@code keyStore}, {@code verifyHostName}). Unknown options
      * are an error listing these.
      */
@@ -174,7 +175,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
             boolean tlsOptions = TlsConfig.hasTlsOptions(parsed.options());
             if (tlsOptions && !io.fedbridge.core.internal.Transports.isTls(parsed)) {
                 throw new IllegalArgumentException("TLS options (" + String.join(", ", parsed.options().keySet().stream()
-                        .filter(TlsConfig.OPTION_NAMES::contains).toList()) + ") need an ssl:// URI, but " + context
+                        .filter(TlsConfig.OPTION_NAMES::contains).toList()) + ") need an ssl:// or wss:// URI, but " + context
                         + " is " + parsed.scheme() + "://");
             }
             TlsConfig.Builder tlsBuilder = tls == null ? TlsConfig.builder() : tls.toBuilder();
@@ -255,7 +256,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
             return this;
         }
 
-        /** TLS settings, used when the URI is {@code ssl://} (ignored otherwise); null for the defaults. */
+        /** TLS settings, used when the URI is {@code ssl://} or {@code wss://} (ignored otherwise); null for the defaults. */
         public Builder tls(TlsConfig tls) {
             this.tls = tls;
             return this;

@@ -72,7 +72,10 @@ public final class StompConnection implements AutoCloseable {
         this.name = "stomp-client-" + CONNECTION_IDS.incrementAndGet();
     }
 
-    /** Connects with default settings to {@code tcp://host:port} or {@code vm://name} (URI options allowed). */
+    /**
+     * Connects with default settings to {@code tcp://host:port}, {@code ssl://}, {@code ws://host:port/path},
+     * {@code wss://} or {@code vm://name} (URI options allowed).
+     */
     public static StompConnection connect(String uri) {
         return connect(ClientConfig.fromUri(uri));
     }
@@ -133,6 +136,10 @@ public final class StompConnection implements AutoCloseable {
                         ch.close();
                         return;
                     }
+                }
+                if (Transports.isWebSocket(config.uri())) {
+                    io.fedbridge.core.internal.WebSockets.installClient(ch.pipeline(), config.uri(), config.limits(),
+                            config.connectTimeout());
                 }
                 LocalFrames.install(ch, config.limits());
                 ch.pipeline().addLast(PipelineNames.HANDLER, new Handler());

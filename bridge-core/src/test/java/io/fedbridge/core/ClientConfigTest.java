@@ -172,7 +172,7 @@ class ClientConfigTest {
         assertThat(ClientConfig.fromUri("tcp://h:61613").tls()).isNull();
         assertThatThrownBy(() -> ClientConfig.fromUri("tcp://h:61613?trustStore=/x.p12"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("need an ssl:// URI");
+                .hasMessageContaining("need an ssl:// or wss:// URI");
         assertThatThrownBy(() -> ClientConfig.fromUri("nio://h:61614"))
                 .hasMessageContaining("supported schemes are: tcp, ssl, vm");
     }

@@ -61,7 +61,7 @@ public final class Broker implements AutoCloseable {
     private final EventLoopGroup workers;
     private final List<Channel> serverChannels = new ArrayList<>();
     private final List<String> connectUris = new ArrayList<>();
-    /** Where {@link #warmUp} connects: the first listener without TLS or limits, on loopback if bound to any; or null. */
+    /** Where {@link #warmUp} connects: the first tcp:// listener without limits, on loopback if bound to any; or null. */
     private String warmUpUri;
     private final List<NetworkConnector> networkConnectors = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
@@ -255,6 +255,9 @@ public final class Broker implements AutoCloseable {
                         ch.pipeline().addLast(PipelineNames.TLS, io.fedbridge.core.tls.internal.SslContexts
                                 .newServerHandler(ssl, listener.tls(), ch.alloc()));
                     }
+                    if (Transports.isWebSocket(uri)) {
+                        io.fedbridge.core.internal.WebSockets.installServer(ch.pipeline(), uri, config.limits());
+                    }
                     LocalFrames.install(ch, config.limits());
                     ch.pipeline().addLast(PipelineNames.HANDLER, new ServerSession(core, guard));
                 }
@@ -272,7 +275,7 @@ public final class Broker implements AutoCloseable {
             }
             if (!Transports.isLocal(uri)) {
                 connectUris.add(Transports.boundUri(uri, f.channel()));
-                if (ssl == null && limiter == null && warmUpUri == null
+                if ("tcp".equals(uri.scheme()) && limiter == null && warmUpUri == null
                         && f.channel().localAddress() instanceof java.net.InetSocketAddress a) {
                     warmUpUri = Transports.tcpUri(a.getAddress().isAnyLocalAddress()
                             ? new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), a.getPort()) : a);
@@ -289,7 +292,7 @@ public final class Broker implements AutoCloseable {
      * (Netty's allocator also sets up its JFR event types on its first chunk): a fresh broker took 165 ms to answer its
      * first CONNECT and 4 ms for the second. On a standby broker, that first connection is a failover client's, in
      * the middle of its failover. Costs a few ms once the JVM is warm. Skipped when logins are required (a CONNECT
-     * without one would be logged and counted as a failed login), and without a plain TCP listener free of connection
+     * without one would be logged and counted as a failed login), and without a tcp:// listener free of connection
      * limits (it would take a client's place). A failure only costs the benefit: it is logged at DEBUG.
      */
     private void warmUp() {
@@ -331,10 +334,17 @@ public final class Broker implements AutoCloseable {
 
     /**
      * This broker's client URIs first, then those of the peers its bridges are up to: what failover clients are
-     * told in CONNECTED and on {@code /topic/fedbridge.advisory.cluster} (checked every second).
+     * told in CONNECTED and on {@code /topic/fedbridge.advisory.cluster} (checked every second). WebSocket listeners
+     * ({@code ws://}, {@code wss://}) are left out: they serve browsers and Node, which do not follow these updates,
+     * and a failover client that connected over TCP or TLS stays on it.
      */
     public String clusterUris() {
-        java.util.LinkedHashSet<String> uris = new java.util.LinkedHashSet<>(connectUris);
+        java.util.LinkedHashSet<String> uris = new java.util.LinkedHashSet<>();
+        for (String u : connectUris) {
+            if (!Transports.isWebSocket(CompositeUri.parse(u))) {
+                uris.add(u);
+            }
+        }
         java.util.TreeSet<String> peers = new java.util.TreeSet<>(); // sorted: a stable list changes only when the cluster does
         for (NetworkConnector nc : networkConnectors) {
             for (io.fedbridge.core.bridge.FederationBridge b : nc.bridges()) {

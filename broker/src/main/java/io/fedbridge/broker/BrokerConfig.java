@@ -20,8 +20,9 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * @param name             the broker's name, letters, digits, '.', '_' and '-'; also its in-JVM address {@code vm://NAME}
- * @param listeners        URIs to accept STOMP connections on ({@code tcp://host:port}, {@code ssl://host:port}, port 0 =
- *                         any free port), with options as {@link ListenerConfig} describes
+ * @param listeners        URIs to accept STOMP connections on ({@code tcp://host:port}, {@code ssl://host:port}, STOMP over
+ *                         WebSocket on {@code ws://host:port/path} and {@code wss://host:port/path}; port 0 = any free
+ *                         port), with options as {@link ListenerConfig} describes
  * @param dataDirectory    where persistent messages are kept; null = in memory only
  * @param limits           limits on incoming frames
  * @param heartBeat        the broker's heart-beat offer to clients (both directions); ZERO = none. Default 10 s

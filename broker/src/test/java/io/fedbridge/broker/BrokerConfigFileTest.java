@@ -126,9 +126,11 @@ class BrokerConfigFileTest {
                 name = A
                 listen = tcp://127.0.0.1:61613, tcp://127.0.0.1:61623
                 listen=tcp://127.0.0.1:61633
+                listen = ws://127.0.0.1:61643/stomp?maximumConnections=10
                 """);
 
-        assertThat(c.listeners()).containsExactly("tcp://127.0.0.1:61613", "tcp://127.0.0.1:61623", "tcp://127.0.0.1:61633");
+        assertThat(c.listeners()).containsExactly("tcp://127.0.0.1:61613", "tcp://127.0.0.1:61623", "tcp://127.0.0.1:61633",
+                "ws://127.0.0.1:61643/stomp?maximumConnections=10");
     }
 
     @Test

@@ -50,7 +50,8 @@ final class BrokerCommand implements Callable<Integer> {
     String name;
 
     @Option(names = "--listen", paramLabel = "URI",
-            description = {"Accept STOMP connections on URI, e.g. tcp://0.0.0.0:61613; port 0 picks a free port. Repeatable; "
+            description = {"Accept STOMP connections on URI, e.g. tcp://0.0.0.0:61613, or STOMP over WebSocket on "
+                + "ws://0.0.0.0:61614/stomp; port 0 picks a free port. Repeatable; "
                 + "replaces all of the --config file's listen lines.",
                 "Default: the file's, else " + DEFAULT_LISTENER})
     List<String> listeners = new ArrayList<>();

@@ -270,6 +270,15 @@ class BrokerCommandTest {
                 "static:(tcp://127.0.0.1:61615)");
     }
 
+    @Test
+    void shouldListenForStompOverWebSocketFromTheListenFlag() {
+        BrokerConfig c = parsed("broker", "--name", "W", "--listen", "ws://127.0.0.1:0/stomp").config();
+        assertThat(c.listeners()).containsExactly("ws://127.0.0.1:0/stomp");
+        try (io.fedbridge.broker.Broker b = io.fedbridge.broker.Broker.start(c)) {
+            assertThat(b.connectUris()).singleElement().asString().matches("ws://127\\.0\\.0\\.1:\\d+/stomp");
+        }
+    }
+
     private static BrokerCommand parsed(String... args) {
         ParseResult result = FedbridgeCli.commandLine().parseArgs(args);
         return result.subcommand().commandSpec().commandLine().getCommand();

@@ -24,11 +24,12 @@ import java.util.List;
 /**
  * The transports every fedbridge connection runs on: {@code tcp://host:port} (NIO sockets, Nagle off),
  * {@code ssl://host:port} (the same sockets; the initializer adds an SslHandler first, see
- * {@link io.fedbridge.core.tls.TlsConfig}) and {@code vm://name} (in-JVM Netty local channels, no socket).
+ * {@link io.fedbridge.core.tls.TlsConfig}), {@code ws://host:port/path} and {@code wss://host:port/path} (STOMP over
+ * WebSocket on the same sockets, see {@link WebSockets}) and {@code vm://name} (in-JVM Netty local channels, no socket).
  */
 public final class Transports {
 
-    public static final List<String> SCHEMES = List.of("tcp", "ssl", "vm");
+    public static final List<String> SCHEMES = List.of("tcp", "ssl", "vm", "ws", "wss");
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
 
     /**
@@ -84,9 +85,14 @@ public final class Transports {
         return "vm".equals(uri.scheme());
     }
 
-    /** Whether connections on {@code uri} run TLS ({@code ssl://}). */
+    /** Whether connections on {@code uri} run TLS ({@code ssl://}, {@code wss://}). */
     public static boolean isTls(CompositeUri uri) {
-        return "ssl".equals(uri.scheme());
+        return "ssl".equals(uri.scheme()) || "wss".equals(uri.scheme());
+    }
+
+    /** Whether connections on {@code uri} carry STOMP in WebSocket frames ({@code ws://}, {@code wss://}). */
+    public static boolean isWebSocket(CompositeUri uri) {
+        return "ws".equals(uri.scheme()) || "wss".equals(uri.scheme());
     }
 
     public static void checkScheme(CompositeUri uri) {
@@ -100,7 +106,7 @@ public final class Transports {
             }
         } else if (uri.host() == null || uri.host().isEmpty() || uri.port() < 0) {
             throw new IllegalArgumentException(uri.scheme() + ":// URI '" + uri + "' must have a host and a port, e.g. "
-                    + uri.scheme() + "://127.0.0.1:61613");
+                    + uri.scheme() + (isWebSocket(uri) ? "://127.0.0.1:61614/stomp" : "://127.0.0.1:61613"));
         }
     }
 
@@ -173,13 +179,14 @@ public final class Transports {
         return b.connect(address(uri), self);
     }
 
-    /** The URI a client should use to reach a bound listener (port 0 resolved to the real port). */
+    /** The URI a client should use to reach a bound listener (port 0 resolved to the real port; a WebSocket's path). */
     public static String boundUri(CompositeUri requested, Channel serverChannel) {
         if (isLocal(requested)) {
             return "vm://" + requested.host();
         }
         InetSocketAddress a = (InetSocketAddress) serverChannel.localAddress();
-        return requested.scheme() + "://" + uriHost(requested.host()) + ":" + a.getPort();
+        return requested.scheme() + "://" + uriHost(requested.host()) + ":" + a.getPort()
+                + (isWebSocket(requested) ? WebSockets.path(requested) : "");
     }
 
     /** {@code tcp://IP:PORT} for a socket address (its IP, not a name). */
@@ -188,7 +195,7 @@ public final class Transports {
     }
 
     /** A host as it goes into a URI: an IPv6 address in brackets. */
-    private static String uriHost(String host) {
+    static String uriHost(String host) {
         return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     }
 }

@@ -99,7 +99,7 @@ class TlsConfigTest {
         assertThat(ClientConfig.builder("tcp://h:1").tls(TlsConfig.ofDefaults()).build().tls())
                 .as("ignored for tcp://, so one config can serve a mixed failover list").isNull();
         assertThatThrownBy(() -> ClientConfig.fromUri("vm://A?trustStore=/ca.p12"))
-                .hasMessageContaining("TLS options (trustStore) need an ssl:// URI");
+                .hasMessageContaining("TLS options (trustStore) need an ssl:// or wss:// URI");
     }
 
     @Test

@@ -11,14 +11,17 @@ import io.fedbridge.core.uri.UriOptions;
  * <pre>{@code
  * tcp://0.0.0.0:61613?maximumConnections=1000&maximumConnectionsPerAddress=20
  * ssl://0.0.0.0:61614?keyStore=/etc/fedbridge/broker.p12&keyStorePassword=...&needClientAuth=true
+ * ws://0.0.0.0:61623/stomp?maximumConnections=1000
+ * wss://0.0.0.0:61624/stomp?keyStore=/etc/fedbridge/broker.p12&keyStorePassword=...
  * }</pre>
  *
  * Options: {@code maximumConnections} and {@code maximumConnectionsPerAddress} ({@link ConnectionLimits}) on
- * {@code tcp://} and {@code ssl://}; on {@code ssl://} also every {@link TlsConfig} option, applied over
- * {@link SecurityConfig#tls()}. A {@code vm://} listener takes none and has no limits.
+ * {@code tcp://}, {@code ssl://}, {@code ws://} and {@code wss://}; on {@code ssl://} and {@code wss://} also every
+ * {@link TlsConfig} option, applied over {@link SecurityConfig#tls()}. A {@code vm://} listener takes none and has no
+ * limits. A {@code ws://} or {@code wss://} listener serves STOMP over WebSocket at its path ({@code /} if none).
  *
  * @param uri    the URI without its options
- * @param tls    the TLS settings of an {@code ssl://} listener (with a key store), else null
+ * @param tls    the TLS settings of an {@code ssl://} or {@code wss://} listener (with a key store), else null
  * @param limits its connection limits
  */
 public record ListenerConfig(CompositeUri uri, TlsConfig tls, ConnectionLimits limits) {
@@ -27,7 +30,7 @@ public record ListenerConfig(CompositeUri uri, TlsConfig tls, ConnectionLimits l
      * Reads a listener URI.
      *
      * @throws IllegalArgumentException for an unknown option (listing the valid ones), a TLS option on a
-     *                                  non-ssl listener, or an ssl:// listener without a key store
+     *                                  listener without TLS, or an ssl:// or wss:// listener without a key store
      */
     public static ListenerConfig of(String uri, SecurityConfig security) {
         CompositeUri u;
@@ -44,7 +47,7 @@ public record ListenerConfig(CompositeUri uri, TlsConfig tls, ConnectionLimits l
         }
         boolean tlsScheme = Transports.isTls(u);
         if (!tlsScheme && TlsConfig.hasTlsOptions(u.options())) {
-            throw new IllegalArgumentException("TLS options need an ssl:// listener, but " + context + " is "
+            throw new IllegalArgumentException("TLS options need an ssl:// or wss:// listener, but " + context + " is "
                     + u.scheme() + "://");
         }
         TlsConfig.Builder tlsBuilder = (security.tls() != null ? security.tls() : TlsConfig.ofDefaults()).toBuilder();

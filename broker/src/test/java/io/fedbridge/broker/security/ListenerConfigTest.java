@@ -28,11 +28,29 @@ class ListenerConfigTest {
     }
 
     @Test
+    void shouldReadWebSocketListenersLikeTheirSocketCounterparts() {
+        ListenerConfig ws = ListenerConfig.of("ws://0.0.0.0:61623/stomp?maximumConnections=7", WITH_TLS);
+        assertThat(ws.uri().toString()).isEqualTo("ws://0.0.0.0:61623/stomp");
+        assertThat(ws.uri().path()).isEqualTo("/stomp");
+        assertThat(ws.tls()).isNull();
+        assertThat(ws.limits().maximumConnections()).isEqualTo(7);
+        ListenerConfig wss = ListenerConfig.of("wss://0.0.0.0:61624/stomp?needClientAuth=true", WITH_TLS);
+        assertThat(wss.tls().clientAuth()).isEqualTo(ClientAuth.NEED);
+        assertThatThrownBy(() -> ListenerConfig.of("wss://0.0.0.0:61624/stomp", SecurityConfig.ofDefaults()))
+                .hasMessageContaining("needs a keyStore");
+        assertThatThrownBy(() -> ListenerConfig.of("ws://0.0.0.0:1/stomp?keyStore=/k.p12", WITH_TLS))
+                .hasMessageContaining("TLS options need an ssl:// or wss:// listener");
+        assertThatThrownBy(() -> ListenerConfig.of("ws://0.0.0.0/stomp", WITH_TLS)).hasMessageContaining("must have a host and a port");
+        assertThatThrownBy(() -> ListenerConfig.of("http://0.0.0.0:1/", WITH_TLS))
+                .hasMessageContaining("supported schemes are: tcp, ssl, vm, ws, wss");
+    }
+
+    @Test
     void shouldRejectWhatCannotWork() {
         assertThatThrownBy(() -> ListenerConfig.of("ssl://0.0.0.0:61614", SecurityConfig.ofDefaults()))
                 .hasMessageContaining("needs a keyStore");
         assertThatThrownBy(() -> ListenerConfig.of("tcp://0.0.0.0:1?keyStore=/k.p12", WITH_TLS))
-                .hasMessageContaining("TLS options need an ssl:// listener");
+                .hasMessageContaining("TLS options need an ssl:// or wss:// listener");
         assertThatThrownBy(() -> ListenerConfig.of("tcp://0.0.0.0:1?maximumConnections=-1", WITH_TLS))
                 .hasMessageContaining("maximumConnections must be >= 0");
         assertThatThrownBy(() -> ListenerConfig.of("ssl://0.0.0.0:1?enabledProtocols=TLSv1", WITH_TLS))

@@ -150,7 +150,7 @@ class TlsIT extends SecurityTestSupport {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("needs a keyStore");
         assertThatThrownBy(() -> BrokerConfig.builder("x").listen("tcp://127.0.0.1:0?needClientAuth=true").build())
-                .hasMessageContaining("TLS options need an ssl:// listener");
+                .hasMessageContaining("TLS options need an ssl:// or wss:// listener");
         assertThatThrownBy(() -> BrokerConfig.builder("x").listen("ssl://127.0.0.1:0?keyStore=/k.p12&maxConections=1").build())
                 .hasMessageContaining("unknown option 'maxConections'")
                 .hasMessageContaining("maximumConnections");
