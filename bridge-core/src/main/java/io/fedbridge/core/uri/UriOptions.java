@@ -389,6 +389,9 @@ public final class UriOptions {
         if (!PLAIN_INTEGER.matcher(text).matches()) {
             throw new Rejected("must be an integer");
         }
+        if (significantDigits(text, 0, text.length()) > 19) { // BigInteger takes quadratic time on long ones
+            throw new Rejected("must be an integer between " + min + " and " + max);
+        }
         BigInteger value = new BigInteger(text);
         if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
             throw new Rejected("must be an integer between " + min + " and " + max);
@@ -452,8 +455,8 @@ public final class UriOptions {
             Matcher m = DURATION_PART.matcher(unsigned);
             BigDecimal nanos = BigDecimal.ZERO;
             int position = 0;
-            while (position < unsigned.length() && m.find(position) && m.start() == position) {
-                nanos = nanos.add(new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(nanosPerUnit(m.group(2)))));
+            while (position < unsigned.length() && m.region(position, unsigned.length()).lookingAt()) {
+                nanos = nanos.add(boundedDecimal(m.group(1)).multiply(BigDecimal.valueOf(nanosPerUnit(m.group(2)))));
                 position = m.end();
             }
             if (position == 0 || position != unsigned.length()) {
@@ -465,6 +468,35 @@ public final class UriOptions {
             // out of range, a fraction of a nanosecond, or bad ISO-8601
             throw rejectDuration(plainNumberUnit);
         }
+    }
+
+    /** Digits of the unsigned integer {@code text[start, end)} without its leading zeros. */
+    private static int significantDigits(String text, int start, int end) {
+        int i = text.startsWith("+", start) || text.startsWith("-", start) ? start + 1 : start;
+        while (i < end && text.charAt(i) == '0') {
+            i++;
+        }
+        return end - i;
+    }
+
+    /**
+     * A decimal {@code digits[.digits]}, without its insignificant zeros; {@link ArithmeticException} if it has more
+     * digits than any duration can use (BigDecimal takes quadratic time on long ones).
+     */
+    private static BigDecimal boundedDecimal(String number) {
+        int dot = number.indexOf('.');
+        int intEnd = dot < 0 ? number.length() : dot;
+        int fractionEnd = number.length();
+        while (dot >= 0 && fractionEnd > dot + 1 && number.charAt(fractionEnd - 1) == '0') {
+            fractionEnd--;
+        }
+        int intDigits = significantDigits(number, 0, intEnd);
+        int fractionDigits = dot < 0 ? 0 : fractionEnd - dot - 1;
+        if (intDigits + fractionDigits > 40) {
+            throw new ArithmeticException("too many digits for a duration");
+        }
+        String integer = intDigits == 0 ? "0" : number.substring(intEnd - intDigits, intEnd);
+        return new BigDecimal(fractionDigits == 0 ? integer : integer + number.substring(dot, fractionEnd));
     }
 
     private static long nanosPerUnit(String unit) {
