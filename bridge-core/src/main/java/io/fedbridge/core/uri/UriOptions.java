@@ -334,13 +334,15 @@ public final class UriOptions {
             }
         }
         int limit = unknown.length() <= 3 ? 1 : 2;
+        String lower = unknown.toLowerCase(Locale.ROOT);
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : candidates) {
-            if (candidate.equals(unknown)) {
-                continue;
+            String other = candidate.toLowerCase(Locale.ROOT);
+            if (candidate.equals(unknown) || Math.abs(lower.length() - other.length()) > limit) {
+                continue; // the distance is at least the difference in length; the table of a long key is large
             }
-            int d = editDistance(unknown.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+            int d = editDistance(lower, other);
             if (d <= limit && (d < bestDistance || (d == bestDistance && candidate.compareTo(best) < 0))) {
                 best = candidate;
                 bestDistance = d;
