@@ -1,6 +1,7 @@
 package io.fedbridge.core.testing;
 
 import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropagationMode;
 import net.jqwik.api.lifecycle.PropertyAttributes;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
@@ -21,6 +22,12 @@ public final class SoakTries implements AroundPropertyHook {
     /** Whether this is a soak run. */
     public static boolean isSoak() {
         return Boolean.getBoolean(SOAK_PROPERTY);
+    }
+
+    /** Registered on a test class, it must reach that class's properties. */
+    @Override
+    public PropagationMode propagateTo() {
+        return PropagationMode.ALL_DESCENDANTS;
     }
 
     @Override
