@@ -73,7 +73,7 @@ class StompFrameDecoderFuzzTest {
         checkInvariants(input, chunks, SMALL);
     }
 
-    @Property(tries = 3000)
+    @Property(tries = 2000)
     void mutatedValidFramesNeverEscapeTheDecoder(@ForAll("frames") List<StompFrame> frames,
                                                  @ForAll("heartBeats") List<String> heartBeats,
                                                  @ForAll("mutations") List<Mutation> mutations,
@@ -86,7 +86,7 @@ class StompFrameDecoderFuzzTest {
         checkInvariants(input, chunks, smallLimits ? SMALL : FrameLimits.ofDefaults());
     }
 
-    @Property(tries = 2000)
+    @Property(tries = 1000)
     void validFramesRoundTripOverAnyChunking(@ForAll("frames") List<StompFrame> frames,
                                              @ForAll("heartBeats") List<String> heartBeats,
                                              @ForAll("chunking") List<Integer> chunks) {
