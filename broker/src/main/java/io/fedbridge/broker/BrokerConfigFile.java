@@ -697,7 +697,7 @@ public final class BrokerConfigFile {
             if (integer.length() > 19) {
                 throw rejected("at most " + max + " bytes");
             }
-            if (fraction.length() > 30) { // units are at most 2^30, so a whole number of bytes has fewer decimals
+            if (fraction.length() > 30) { // units are at most 2^30, so a whole number of bytes has at most 30 decimals
                 throw rejected("a whole number of bytes");
             }
             BigDecimal bytes = new BigDecimal((integer.isEmpty() ? "0" : integer) + (fraction.isEmpty() ? "" : "." + fraction))
