@@ -186,6 +186,16 @@ class ClientConfigTest {
                 .hasMessageContaining("supported schemes are: tcp, ssl, vm");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp:(tcp://h:1)", "tcp://(tcp://h:1,tcp://h:2)", "vm:(vm://A)"})
+    void shouldRejectACompositeUriWithATransportScheme(String uri) {
+        // Regression (found by BrokerConfigFileFuzzTest): host() of the composite threw IllegalStateException.
+        assertThatThrownBy(() -> ClientConfig.fromUri(uri))
+                .isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must be plain, e.g. ")
+                .hasMessageEndingWith(", not composite");
+    }
+
     @Test
     void shouldRejectATcpUriWithoutAPort() {
         assertThatThrownBy(() -> ClientConfig.fromUri("tcp://h"))

@@ -633,10 +633,15 @@ public final class BrokerConfigFile {
     /** The nearest key at most two edits away (one for keys of up to three characters), ignoring case; as UriOptions. */
     private static String suggest(String unknown, Collection<String> candidates) {
         int limit = unknown.length() <= 3 ? 1 : 2;
+        String lower = unknown.toLowerCase(Locale.ROOT);
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : candidates) {
-            int d = editDistance(unknown.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+            String other = candidate.toLowerCase(Locale.ROOT);
+            if (Math.abs(lower.length() - other.length()) > limit) {
+                continue; // too far apart anyway; and the distance table of a long key is large
+            }
+            int d = editDistance(lower, other);
             if (d <= limit && (d < bestDistance || (d == bestDistance && candidate.compareTo(best) < 0))) {
                 best = candidate;
                 bestDistance = d;
@@ -691,6 +696,9 @@ public final class BrokerConfigFile {
             if (!PLAIN_INTEGER.matcher(raw).matches()) {
                 throw rejected("an integer");
             }
+            if (withoutLeadingZeros(unsigned(raw)).length() > 19) {
+                throw rejected("an integer between " + min + " and " + max);
+            }
             BigInteger value = new BigInteger(raw);
             if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
                 throw rejected("an integer between " + min + " and " + max);
@@ -701,6 +709,9 @@ public final class BrokerConfigFile {
         /** A size in bytes; a plain integer may be negative (for -1, unlimited), one with a unit may not. */
         long size(long max) {
             if (PLAIN_INTEGER.matcher(raw).matches()) {
+                if (withoutLeadingZeros(unsigned(raw)).length() > 19) {
+                    throw rejected("at most " + max + " bytes");
+                }
                 BigInteger value = new BigInteger(raw);
                 if (value.compareTo(BigInteger.valueOf(max)) > 0 || value.compareTo(BigInteger.valueOf(-max - 1)) < 0) {
                     throw rejected("at most " + max + " bytes");
@@ -712,7 +723,22 @@ public final class BrokerConfigFile {
             if (unit == null) {
                 throw rejected("a size: " + SIZE_RULE);
             }
-            BigDecimal bytes = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(unit));
+            String number = m.group(1);
+            int dot = number.indexOf('.');
+            String integer = withoutLeadingZeros(dot < 0 ? number : number.substring(0, dot));
+            int fractionEnd = number.length();
+            while (dot >= 0 && fractionEnd > dot + 1 && number.charAt(fractionEnd - 1) == '0') {
+                fractionEnd--;
+            }
+            String fraction = dot < 0 ? "" : number.substring(dot + 1, fractionEnd);
+            if (integer.length() > 19) {
+                throw rejected("at most " + max + " bytes");
+            }
+            if (fraction.length() > 30) { // units are at most 2^30, so a whole number of bytes has at most 30 decimals
+                throw rejected("a whole number of bytes");
+            }
+            BigDecimal bytes = new BigDecimal((integer.isEmpty() ? "0" : integer) + (fraction.isEmpty() ? "" : "." + fraction))
+                    .multiply(BigDecimal.valueOf(unit));
             if (bytes.signum() != 0 && bytes.stripTrailingZeros().scale() > 0) {
                 throw rejected("a whole number of bytes");
             }
@@ -805,6 +831,19 @@ public final class BrokerConfigFile {
         String uri() {
             CompositeUri.parse(raw);
             return raw;
+        }
+
+        private static String unsigned(String integer) {
+            return integer.startsWith("+") || integer.startsWith("-") ? integer.substring(1) : integer;
+        }
+
+        /** Parsing a BigInteger or BigDecimal takes quadratic time in its digits: count them without these first. */
+        private static String withoutLeadingZeros(String digits) {
+            int i = 0;
+            while (i < digits.length() && digits.charAt(i) == '0') {
+                i++;
+            }
+            return digits.substring(i);
         }
 
         private IllegalArgumentException rejected(String rule) {

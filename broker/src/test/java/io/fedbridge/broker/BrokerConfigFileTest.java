@@ -327,7 +327,11 @@ class BrokerConfigFileTest {
         "1GiB      | 1073741824",
         "1.5GiB    | 1610612736",
         "0.5KiB    | 512",
-        "8gib      | 8589934592"})
+        "8gib      | 8589934592",
+        // insignificant zeros do not count towards the digits a size may have
+        "00000000000000000000000000000001.50000000000000000000000000000000000000000KiB | 1536",
+        "0.000000000931322574615478515625GiB | 1",
+        "0000000000000000000000000000000000000000065536 | 65536"})
     void shouldReadSizes(String size, long bytes) {
         BrokerConfig c = build("name = A\n[policy >]\nmaxBytesPerMsg = " + size + "\n");
 
@@ -341,7 +345,10 @@ class BrokerConfigFileTest {
         "MiB       | a size",
         "1.5B      | a whole number of bytes",
         "-1MiB     | a size",
-        "1,5MiB    | a size"})
+        "1,5MiB    | a size",
+        "0.0000000000000000000000000000001GiB | a whole number of bytes",
+        "99999999999999999999KiB | at most 9223372036854775807 bytes",
+        "99999999999999999999 | at most 9223372036854775807 bytes"})
     void shouldRejectBadSizes(String size, String rule) {
         assertThatThrownBy(() -> parse("name = A\n[policy >]\nmaxTotalMsgBytes = " + size + "\n"))
                 .isInstanceOf(ConfigFileException.class)
@@ -502,6 +509,15 @@ class BrokerConfigFileTest {
         assertThatThrownBy(() -> parse("listen = tcp://a:1,,tcp://b:2\n"))
                 .hasMessage("broker.conf:1: listen must be URIs separated by ',' without empty entries, "
                         + "but was 'tcp://a:1,,tcp://b:2'");
+    }
+
+    @Test
+    void shouldRejectACompositeListenerNamingTheKey() {
+        // Regression (found by BrokerConfigFileFuzzTest): the composite's host() threw IllegalStateException.
+        assertThatThrownBy(() -> parse("name = A\nlisten = tcp:(tcp://127.0.0.1:61613)\n"))
+                .isExactlyInstanceOf(ConfigFileException.class)
+                .hasMessageStartingWith("broker.conf:2: listen: ")
+                .hasMessageContaining("must be plain, e.g. tcp://127.0.0.1:61613, not composite");
     }
 
     @Test

@@ -32,6 +32,8 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
     private StompHeaders headers;
     private int frameBytes;
     private int contentLength;
+    /** Bytes of the current header line already searched for its EOL, so a line that trickles in is scanned once. */
+    private int lineScanned;
     private int bodyScanned;
 
     public StompFrameDecoder(FrameLimits limits) {
@@ -98,15 +100,17 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
         in.readerIndex(eol + 1);
         command = c;
         headers = new StompHeaders();
+        lineScanned = 0;
         state = State.HEADERS;
         return true;
     }
 
     private boolean readHeaders(ByteBuf in, List<Object> out) {
         while (true) {
-            int eol = in.forEachByte(ByteProcessor.FIND_LF);
+            int eol = in.forEachByte(in.readerIndex() + lineScanned, in.readableBytes() - lineScanned, ByteProcessor.FIND_LF);
             if (eol < 0) {
                 int waiting = in.readableBytes();
+                lineScanned = waiting;
                 boolean overLimit = waiting > limits.maxHeaderLength() + 1
                         || waiting == limits.maxHeaderLength() + 1 && in.getByte(in.writerIndex() - 1) != '\r';
                 if (overLimit) {
@@ -119,6 +123,7 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
                 }
                 return false;
             }
+            lineScanned = 0;
             int start = in.readerIndex();
             int len = lineLength(in, start, eol);
             frameBytes += eol - start + 1;

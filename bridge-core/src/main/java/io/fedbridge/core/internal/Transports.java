@@ -100,6 +100,10 @@ public final class Transports {
             throw new IllegalArgumentException("unsupported transport scheme '" + uri.scheme() + "' in URI '" + uri
                     + "'; supported schemes are: " + String.join(", ", SCHEMES));
         }
+        if (uri.isComposite()) {
+            throw new IllegalArgumentException(uri.scheme() + ": URI '" + uri + "' must be plain, e.g. " + uri.scheme()
+                    + (isLocal(uri) ? "://A" : "://127.0.0.1:61613") + ", not composite");
+        }
         if (isLocal(uri)) {
             if (uri.host() == null || uri.host().isEmpty()) {
                 throw new IllegalArgumentException("vm:// URI '" + uri + "' must name the in-JVM broker, e.g. vm://A");

@@ -26,13 +26,13 @@ import java.util.Objects;
  *   <li>composite: {@code scheme:(uri,uri,...)[?options]}; components are separated by commas at nesting
  *       depth 0 and may be surrounded by whitespace. ActiveMQ's spellings {@code scheme://(uri,...)} and
  *       {@code scheme:uri,uri} (no parentheses; a trailing query then belongs to the last component) are
- *       accepted too and render in the canonical form.</li>
+ *       accepted too and render in the canonical form. Composites nest at most 32 levels deep.</li>
  *   <li>plain: {@code scheme://host[:port][/path][?options]}; IPv6 addresses in brackets
  *       ({@code tcp://[::1]:61613}). User info ({@code user:secret@host}) and fragments are rejected.</li>
  *   <li>options: {@code key=value} pairs joined by {@code '&'}, decoded like ActiveMQ does
  *       ({@code application/x-www-form-urlencoded}: {@code %XX} is UTF-8, {@code '+'} is a space, so a literal
  *       plus is written {@code %2B}). Every option needs a value ({@code key=} is the empty string); a key may
- *       appear once.</li>
+ *       appear once. Keys and values must be whole Unicode text (no unpaired surrogate characters).</li>
  *   <li>The scheme is case-insensitive and returned in lower case; nothing else is normalised.</li>
  * </ul>
  * Malformed input throws {@link IllegalArgumentException} whose message quotes the whole URI, names the bad

@@ -334,13 +334,15 @@ public final class UriOptions {
             }
         }
         int limit = unknown.length() <= 3 ? 1 : 2;
+        String lower = unknown.toLowerCase(Locale.ROOT);
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : candidates) {
-            if (candidate.equals(unknown)) {
-                continue;
+            String other = candidate.toLowerCase(Locale.ROOT);
+            if (candidate.equals(unknown) || Math.abs(lower.length() - other.length()) > limit) {
+                continue; // the distance is at least the difference in length; the table of a long key is large
             }
-            int d = editDistance(unknown.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+            int d = editDistance(lower, other);
             if (d <= limit && (d < bestDistance || (d == bestDistance && candidate.compareTo(best) < 0))) {
                 best = candidate;
                 bestDistance = d;
@@ -388,6 +390,9 @@ public final class UriOptions {
         String text = raw.trim();
         if (!PLAIN_INTEGER.matcher(text).matches()) {
             throw new Rejected("must be an integer");
+        }
+        if (significantDigits(text, 0, text.length()) > 19) { // BigInteger takes quadratic time on long ones
+            throw new Rejected("must be an integer between " + min + " and " + max);
         }
         BigInteger value = new BigInteger(text);
         if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
@@ -452,8 +457,8 @@ public final class UriOptions {
             Matcher m = DURATION_PART.matcher(unsigned);
             BigDecimal nanos = BigDecimal.ZERO;
             int position = 0;
-            while (position < unsigned.length() && m.find(position) && m.start() == position) {
-                nanos = nanos.add(new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(nanosPerUnit(m.group(2)))));
+            while (position < unsigned.length() && m.region(position, unsigned.length()).lookingAt()) {
+                nanos = nanos.add(boundedDecimal(m.group(1)).multiply(BigDecimal.valueOf(nanosPerUnit(m.group(2)))));
                 position = m.end();
             }
             if (position == 0 || position != unsigned.length()) {
@@ -465,6 +470,35 @@ public final class UriOptions {
             // out of range, a fraction of a nanosecond, or bad ISO-8601
             throw rejectDuration(plainNumberUnit);
         }
+    }
+
+    /** Digits of the unsigned integer {@code text[start, end)} without its leading zeros. */
+    private static int significantDigits(String text, int start, int end) {
+        int i = text.startsWith("+", start) || text.startsWith("-", start) ? start + 1 : start;
+        while (i < end && text.charAt(i) == '0') {
+            i++;
+        }
+        return end - i;
+    }
+
+    /**
+     * A decimal {@code digits[.digits]}, without its insignificant zeros; {@link ArithmeticException} if it has more
+     * digits than any duration can use (BigDecimal takes quadratic time on long ones).
+     */
+    private static BigDecimal boundedDecimal(String number) {
+        int dot = number.indexOf('.');
+        int intEnd = dot < 0 ? number.length() : dot;
+        int fractionEnd = number.length();
+        while (dot >= 0 && fractionEnd > dot + 1 && number.charAt(fractionEnd - 1) == '0') {
+            fractionEnd--;
+        }
+        int intDigits = significantDigits(number, 0, intEnd);
+        int fractionDigits = dot < 0 ? 0 : fractionEnd - dot - 1;
+        if (intDigits + fractionDigits > 40) {
+            throw new ArithmeticException("too many digits for a duration");
+        }
+        String integer = intDigits == 0 ? "0" : number.substring(intEnd - intDigits, intEnd);
+        return new BigDecimal(fractionDigits == 0 ? integer : integer + number.substring(dot, fractionEnd));
     }
 
     private static long nanosPerUnit(String unit) {

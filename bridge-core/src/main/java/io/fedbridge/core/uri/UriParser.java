@@ -20,10 +20,13 @@ import java.util.regex.Pattern;
 final class UriParser {
 
     static final String MASK = "*****";
+    /** How deep composites may nest; real URIs use two or three levels, and the parser recurses per level. */
+    static final int MAX_NESTING = 32;
 
     private static final Pattern USER_INFO = Pattern.compile("//[^/?#\\s(),]*@");
 
     private final String input;
+    private int nesting;
 
     private UriParser(String input) {
         this.input = input;
@@ -179,6 +182,10 @@ final class UriParser {
         if (a == b) {
             throw new SyntaxError("empty component at position " + from);
         }
+        if (nesting == MAX_NESTING) {
+            throw new SyntaxError("composite URIs nest more than " + MAX_NESTING + " levels deep at position " + a);
+        }
+        nesting++;
         try {
             return parseRange(a, b);
         } catch (SyntaxError e) {
@@ -187,6 +194,8 @@ final class UriParser {
                 e.componentEnd = b;
             }
             throw e;
+        } finally {
+            nesting--;
         }
     }
 
@@ -239,7 +248,7 @@ final class UriParser {
             int rest = close + 1;
             if (rest < end) {
                 if (input.charAt(rest) != ':') {
-                    throw new SyntaxError("unexpected '" + input.substring(rest, end) + "' after IPv6 address at position " + rest);
+                    throw new SyntaxError("unexpected '" + mask(input.substring(rest, end)) + "' after IPv6 address at position " + rest);
                 }
                 port = parsePort(rest + 1, end);
             }
@@ -251,12 +260,12 @@ final class UriParser {
                 throw new SyntaxError("missing host at position " + start);
             }
             if (host.indexOf(':') >= 0) {
-                throw new SyntaxError("IPv6 address '" + input.substring(start, end)
+                throw new SyntaxError("IPv6 address '" + mask(input.substring(start, end))
                         + "' must be enclosed in brackets, e.g. 'tcp://[::1]:61613'");
             }
             for (int j = start; j < hostEnd; j++) {
                 if (!isUnreserved(input.charAt(j))) {
-                    throw new SyntaxError("illegal character '" + input.charAt(j) + "' in host '" + host
+                    throw new SyntaxError("illegal character '" + input.charAt(j) + "' in host '" + mask(host)
                             + "' at position " + j);
                 }
             }
@@ -281,7 +290,7 @@ final class UriParser {
             valid &= !zoneId.isEmpty() && zoneId.chars().allMatch(c -> isUnreserved((char) c));
         }
         if (!valid) {
-            throw new SyntaxError("invalid IPv6 address '[" + literal + "]' at position " + (start - 1));
+            throw new SyntaxError("invalid IPv6 address '[" + mask(literal) + "]' at position " + (start - 1));
         }
         return zoneId == null ? address : address + '%' + zoneId;
     }
@@ -289,7 +298,7 @@ final class UriParser {
     private int parsePort(int start, int end) {
         String text = input.substring(start, end);
         if (text.isEmpty() || !isAllDigits(start, end)) {
-            throw new SyntaxError("port must be a number 0-65535, but was '" + text + "'");
+            throw new SyntaxError("port must be a number 0-65535, but was '" + mask(text) + "'");
         }
         String digits = text.replaceFirst("^0+(?=\\d)", "");
         if (digits.length() > 5 || Integer.parseInt(digits) > 65_535) {
@@ -338,6 +347,18 @@ final class UriParser {
         StringBuilder sb = null;
         for (int j = start; j < end; j++) {
             char c = input.charAt(j);
+            if (Character.isSurrogate(c)) {
+                // Half a character has no UTF-8 form, so the URI could not be rendered back.
+                if (!Character.isHighSurrogate(c) || j + 1 == end || !Character.isLowSurrogate(input.charAt(j + 1))) {
+                    throw new SyntaxError(String.format(Locale.ROOT, key == null
+                            ? "unpaired surrogate U+%04X in an option name at position %d"
+                            : "option '" + key + "' has an unpaired surrogate U+%04X at position %d", (int) c, j));
+                }
+                if (sb != null) {
+                    sb.append(c);
+                }
+                c = input.charAt(++j);
+            }
             if (c != '%' && c != '+') {
                 if (sb != null) {
                     sb.append(c);
@@ -352,7 +373,11 @@ final class UriParser {
                 continue;
             }
             int runStart = j;
-            ByteBuffer bytes = ByteBuffer.allocate((end - j) / 3 + 1);
+            int runLength = 0;
+            for (int k = j; k < end && input.charAt(k) == '%'; k += 3) {
+                runLength++;
+            }
+            ByteBuffer bytes = ByteBuffer.allocate(runLength);
             while (j < end && input.charAt(j) == '%') {
                 int hi = j + 2 < end ? Character.digit(input.charAt(j + 1), 16) : -1;
                 int lo = j + 2 < end ? Character.digit(input.charAt(j + 2), 16) : -1;
@@ -494,9 +519,14 @@ final class UriParser {
         return end - start >= prefix.length() && input.startsWith(prefix, start);
     }
 
+    /** The first {@code c} in {@code [start, end)}; looks no further, so that parsing many components stays linear. */
     private int indexOf(char c, int start, int end) {
-        int j = input.indexOf(c, start);
-        return j >= 0 && j < end ? j : -1;
+        for (int j = start; j < end; j++) {
+            if (input.charAt(j) == c) {
+                return j;
+            }
+        }
+        return -1;
     }
 
     /** A grammar error; positions are 0-based offsets into the whole input. */

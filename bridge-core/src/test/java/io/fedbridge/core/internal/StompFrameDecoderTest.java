@@ -423,6 +423,24 @@ class StompFrameDecoderTest {
         }
 
         @Test
+        void shouldDecodeHeaderLinesThatTrickleInAcrossChunksInEveryFrame() {
+            // Regression (found by StompFrameDecoderFuzzTest): a header line arriving in pieces was searched for its
+            // EOL from its start on every piece; the decoder now remembers how far it searched, per line.
+            String frame = "SEND\r\ndestination:/queue/" + "q".repeat(300) + "\r\nk:v\n\n\0";
+            List<Object> out = new ArrayList<>();
+            byte[] stream = bytes(frame + "\n" + frame);
+            for (int i = 0; i < stream.length; i += 7) {
+                out.addAll(feed(Arrays.copyOfRange(stream, i, Math.min(stream.length, i + 7))));
+            }
+
+            assertThat(out).hasSize(2).allSatisfy(m -> {
+                StompFrame f = (StompFrame) m;
+                assertThat(f.header("destination")).isEqualTo("/queue/" + "q".repeat(300));
+                assertThat(f.header("k")).isEqualTo("v");
+            });
+        }
+
+        @Test
         void shouldRejectCommandLineThatNeverEnds() {
             MalformedFrame bad = malformed(feed("A".repeat(40)));
 

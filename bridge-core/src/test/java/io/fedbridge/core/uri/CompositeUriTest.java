@@ -417,6 +417,13 @@ class CompositeUriTest {
                 "tcp://admin:hunter2@host:61613",
                 "tcp://a:1?password=hunter2#frag",
                 "tcp://a:1?password=%zzhunter2",
+                // found by UriParserFuzzTest: the malformed host, port or IPv6 address was quoted unmasked
+                "vm://broker&password=hunter2",
+                "failover:(vm://broker&password=hunter2)",
+                "tcp://h:1&passcode=hunter2",
+                "tcp://[::1]&passcode=hunter2",
+                "tcp://[::1&passcode=hunter2]:1",
+                "tcp://h&passcode=hunter2:1",
         })
         void shouldNeverShowSecretsInErrorMessages(String text) {
             assertThatThrownBy(() -> CompositeUri.parse(text))
@@ -585,6 +592,36 @@ class CompositeUriTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("invalid URI 'tcp://*****@host:61613': user info ('*****@') is not supported; "
                             + "pass credentials as options, e.g. 'login' and 'passcode'");
+        }
+
+        // Regressions found by UriParserFuzzTest.
+
+        @Test
+        void shouldRejectDeepNestingInsteadOfOverflowingTheStack() {
+            String deep = "failover:(".repeat(10_000) + "tcp://a:1" + ")".repeat(10_000);
+            assertThatThrownBy(() -> CompositeUri.parse(deep))
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("composite URIs nest more than 32 levels deep at position 330");
+            assertThatThrownBy(() -> CompositeUri.parse("failover:".repeat(10_000) + "tcp://a:1"))
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("composite URIs nest more than 32 levels deep at position 297");
+            String limit = "failover:(".repeat(32) + "tcp://a:1" + ")".repeat(32);
+            assertThat(CompositeUri.parse(limit).components()).hasSize(1);
+        }
+
+        @ParameterizedTest
+        @CsvSource(delimiter = '|', value = {
+                "tcp://a:1?x=a\uD83D         | option 'x' has an unpaired surrogate U+D83D at position 13",
+                "tcp://a:1?x=\uDE00b         | option 'x' has an unpaired surrogate U+DE00 at position 12",
+                "tcp://a:1?\uD83Dx=1         | unpaired surrogate U+D83D in an option name at position 10",
+        })
+        void shouldRejectUnpairedSurrogatesWhichCannotBeRenderedBack(String text, String problem) {
+            assertThatThrownBy(() -> CompositeUri.parse(text))
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessageEndingWith(problem);
+            CompositeUri paired = CompositeUri.parse("tcp://a:1?x=a\uD83D\uDE00");
+            assertThat(paired.options()).containsEntry("x", "a\uD83D\uDE00");
+            assertThat(CompositeUri.parse(paired.toUnmaskedString())).isEqualTo(paired);
         }
     }
 

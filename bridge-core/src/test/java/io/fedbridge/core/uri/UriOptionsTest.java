@@ -372,6 +372,10 @@ class UriOptionsTest {
                 "P1DT2H   | PT26H",
                 "-PT1S    | PT-1S",
                 "' 5s '   | PT5S",
+                // the longest exact values, and insignificant zeros (digits are counted without them)
+                "106751991167300.0000152587890625d           | PT2562047788015200H1.318359375S",
+                "9223372036854775807999999999ns              | PT2562047788015215H30M7.999999999S",
+                "000000000000000000000000000000000000000001.50000000000000000000000000000000000000000s | PT1.5S",
         })
         void shouldAcceptMillisecondsUnitsAndIso8601(String text, String expected) {
             assertThat(bindAll(options("initialReconnectDelay", text)).initialReconnectDelay)
@@ -380,7 +384,8 @@ class UriOptionsTest {
 
         @ParameterizedTest
         @ValueSource(strings = {"abc", "5x", "5 s", "s", "1.5", "", "ms5", "1.5ns", "P", "5s-", "1e3",
-                "99999999999999999999", "106751991167301d", "5sec"})
+                "99999999999999999999", "106751991167301d", "5sec", "9223372036854775808000000000ns",
+                "1.00000000000000000000000000000000000000001s", "1111111111111111111111111111111111111111111s"})
         void shouldRejectOtherDurationFormats(String text) {
             assertThatThrownBy(() -> bindAll(options("initialReconnectDelay", text)))
                     .isInstanceOf(IllegalArgumentException.class)
