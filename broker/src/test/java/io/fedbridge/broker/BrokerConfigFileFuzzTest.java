@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.fedbridge.core.testing.SoakTries;
+import io.fedbridge.core.testing.Fuzz;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -12,23 +12,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
 
 /**
  * Fuzzes {@link BrokerConfigFile#parse}: a file built from sections, keys, values, comments, quotes and
  * would-be continuations, or a valid file with random edits, either loads or is rejected with a
  * {@link ConfigFileException} that names the file, a line of it, and the key when the line is a key's;
- * nothing else is thrown, and large lines are handled in linear time.
+ * nothing else is thrown, and large lines are handled in linear time. Inputs come from {@link Fuzz}: the same ones
+ * in every build, fifty times as many with {@code -Dfedbridge.soak=true}.
  */
-@AddLifecycleHook(SoakTries.class)
 class BrokerConfigFileFuzzTest {
 
     private static final String SOURCE = "fuzz.conf";
@@ -94,37 +87,42 @@ class BrokerConfigFileFuzzTest {
 
     // ------------------------------------------------------------------------------------------- properties
 
-    @Property(tries = 1500)
-    void generatedFilesLoadOrAreRejectedNamingTheLineAndKey(@ForAll("files") List<Line> lines,
-                                                           @ForAll("eols") String eol) {
-        StringBuilder text = new StringBuilder();
-        lines.forEach(l -> text.append(l.text()).append(eol));
-        ConfigFileException e = loadOrReject(text.toString());
-        if (e != null && e.line() > 0 && e.line() <= lines.size()) {
-            String key = lines.get(e.line() - 1).key();
-            if (key != null) {
-                assertThat(e.getMessage()).as("names the key of line %d", e.line()).contains(key);
+    @Test
+    void generatedFilesLoadOrAreRejectedNamingTheLineAndKey() {
+        Fuzz.run("generatedFilesLoadOrAreRejectedNamingTheLineAndKey", Fuzz.tries(1500), random -> {
+            List<Line> lines = Fuzz.list(random, 0, 14, BrokerConfigFileFuzzTest::line);
+            String eol = Fuzz.pick(random, "\n", "\r\n", "\r");
+            StringBuilder text = new StringBuilder();
+            lines.forEach(l -> text.append(l.text()).append(eol));
+            ConfigFileException e = loadOrReject(text.toString());
+            if (e != null && e.line() > 0 && e.line() <= lines.size()) {
+                String key = lines.get(e.line() - 1).key();
+                if (key != null) {
+                    assertThat(e.getMessage()).as("names the key of line %d", e.line()).contains(key);
+                }
             }
-        }
+        });
     }
 
-    @Property(tries = 1500)
-    void mutatedValidFilesLoadOrAreRejected(@ForAll("edits") List<Edit> edits) {
-        String text = VALID;
-        for (Edit e : edits) {
-            text = e.apply(text);
-        }
-        loadOrReject(text);
+    @Test
+    void mutatedValidFilesLoadOrAreRejected() {
+        Fuzz.run("mutatedValidFilesLoadOrAreRejected", Fuzz.tries(1500), random -> {
+            String text = VALID;
+            for (Edit e : Fuzz.list(random, 1, 5, BrokerConfigFileFuzzTest::edit)) {
+                text = e.apply(text);
+            }
+            loadOrReject(text);
+        });
     }
 
-    @Example
+    @Test
     void theValidFileLoads() {
         assertThat(loadOrReject(VALID)).isNull();
     }
 
     // ------------------------------------------------------------------------------------------- large inputs
 
-    @Example
+    @Test
     void largeLinesAreHandledInLinearTime() {
         int n = 1 << 20;
         String digits = "9".repeat(n);
@@ -179,24 +177,41 @@ class BrokerConfigFileFuzzTest {
 
     // ------------------------------------------------------------------------------------------- generators
 
-    @Provide
-    Arbitrary<List<Line>> files() {
-        Arbitrary<String> value = Arbitraries.frequencyOf(
-                Tuple.of(8, Arbitraries.of(VALUES)),
-                Tuple.of(1, Arbitraries.strings().ofMaxLength(6).excludeChars(LINE_BREAKS.toCharArray())));
-        Arbitrary<String> key = Arbitraries.frequencyOf(
-                Tuple.of(4, Arbitraries.of(BROKER_KEYS)),
-                Tuple.of(4, Arbitraries.of(POLICY_KEYS)),
-                Tuple.of(3, Arbitraries.of(SECURITY_KEYS)),
-                Tuple.of(1, Arbitraries.of(OTHER_KEYS)));
-        Arbitrary<Line> keyLine = Combinators.combine(key, Arbitraries.of(" = ", "=", "  =\t", " := "), value,
-                Arbitraries.of("", "", " # c", "; c", "\t;c"))
-                .as((k, eq, v, comment) -> new Line(k + eq + v + comment, isKeyLine(k, eq, v) ? k : null));
-        Arbitrary<Line> other = Arbitraries.of("", "   ", "# comment", "; comment", "  # indented", "no equals sign",
-                "\ufeffname = A", "name = A \\", "\\", "\"", "=value").map(t -> new Line(t, null));
-        Arbitrary<Line> section = Arbitraries.of(SECTIONS).map(t -> new Line(t, null));
-        return Arbitraries.frequencyOf(Tuple.of(6, keyLine), Tuple.of(2, section), Tuple.of(1, other))
-                .list().ofMaxSize(14);
+    private static final List<String> EDIT_TOKENS = editTokens();
+
+    /** A key line six times in nine, a section header two, anything else one. */
+    private static Line line(Random random) {
+        int kind = random.nextInt(9);
+        if (kind < 6) {
+            String key = key(random);
+            String eq = Fuzz.pick(random, " = ", "=", "  =\t", " := ");
+            String value = Fuzz.oneIn(random, 9) ? valueText(random) : Fuzz.pick(random, VALUES);
+            String comment = Fuzz.pick(random, "", "", " # c", "; c", "\t;c");
+            return new Line(key + eq + value + comment, isKeyLine(key, eq, value) ? key : null);
+        }
+        if (kind < 8) {
+            return new Line(Fuzz.pick(random, SECTIONS), null);
+        }
+        return new Line(Fuzz.pick(random, "", "   ", "# comment", "; comment", "  # indented", "no equals sign",
+                "\ufeffname = A", "name = A \\", "\\", "\"", "=value"), null);
+    }
+
+    /** A broker, policy, security or other key, weighed 4, 4, 3 and 1. */
+    private static String key(Random random) {
+        int kind = random.nextInt(12);
+        return Fuzz.pick(random, kind < 4 ? BROKER_KEYS : kind < 8 ? POLICY_KEYS : kind < 11 ? SECURITY_KEYS : OTHER_KEYS);
+    }
+
+    /** Up to 6 random characters, none a line break. */
+    private static String valueText(Random random) {
+        StringBuilder sb = new StringBuilder();
+        for (int n = Fuzz.between(random, 0, 6); sb.length() < n; ) {
+            char c = Fuzz.anyChar(random);
+            if (LINE_BREAKS.indexOf(c) < 0) {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
     }
 
     /** Whether the parser reads the generated line as {@code key = value} with exactly this key. */
@@ -205,23 +220,17 @@ class BrokerConfigFileFuzzTest {
                 && !eq.contains(":") && !value.startsWith("#") && !value.startsWith(";");
     }
 
-    @Provide
-    Arbitrary<String> eols() {
-        return Arbitraries.of("\n", "\r\n", "\r");
+    private static Edit edit(Random random) {
+        return new Edit(Fuzz.pick(random, EditKind.class), Fuzz.between(random, 0, 2000), Fuzz.between(random, 1, 12),
+                Fuzz.pick(random, EDIT_TOKENS));
     }
 
-    @Provide
-    Arbitrary<List<Edit>> edits() {
+    private static List<String> editTokens() {
         List<String> tokens = new ArrayList<>(List.of("=", "[", "]", "#", ";", " ", "\n", "\r\n", "\\\n", "\"", "'",
                 "\0", "\ud83d", "\u00e9", "[policy x]\n", "[security]\n", "name = B\n", "9", "-", "MiB", "s", ","));
         tokens.addAll(BROKER_KEYS);
         tokens.addAll(POLICY_KEYS);
-        Arbitrary<Edit> edit = Combinators.combine(
-                Arbitraries.of(EditKind.class),
-                Arbitraries.integers().between(0, 2000),
-                Arbitraries.integers().between(1, 12),
-                Arbitraries.of(tokens)).as(Edit::new);
-        return edit.list().ofMinSize(1).ofMaxSize(5);
+        return List.copyOf(tokens);
     }
 
     enum EditKind { INSERT, DELETE, REPLACE, DUPLICATE }

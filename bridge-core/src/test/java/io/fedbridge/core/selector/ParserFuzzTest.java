@@ -4,29 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.fedbridge.core.testing.SoakTries;
+import io.fedbridge.core.testing.Fuzz;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
 
 /**
  * Fuzzes {@link Selector#parse} ({@link Parser}, {@link Lexer}) and evaluation: any text either parses or is
  * rejected with an {@link InvalidSelectorException} naming a position inside it; deep nesting is a clear error,
  * not a stack overflow; a parsed selector evaluates against any headers without throwing, and never matches
- * together with its negation.
+ * together with its negation. Inputs come from {@link Fuzz}: the same ones in every build, fifty times as many
+ * with {@code -Dfedbridge.soak=true}.
  */
-@AddLifecycleHook(SoakTries.class)
 class ParserFuzzTest {
 
     private static final List<String> VALID = List.of(
@@ -61,42 +54,51 @@ class ParserFuzzTest {
 
     // ------------------------------------------------------------------------------------------- properties
 
-    @Property(tries = 3000)
-    void tokenSoupIsParsedOrRejected(@ForAll("soup") String text, @ForAll("headers") Map<String, String> headers) {
-        parseOrReject(text).ifPresent(s -> checkEvaluation(s, headers));
+    @Test
+    void tokenSoupIsParsedOrRejected() {
+        Fuzz.run("tokenSoupIsParsedOrRejected", Fuzz.tries(3000), random -> {
+            String text = soup(random);
+            Map<String, String> headers = headers(random);
+            parseOrReject(text).ifPresent(s -> checkEvaluation(s, headers));
+        });
     }
 
-    @Property(tries = 1000)
-    void arbitraryTextIsParsedOrRejected(@ForAll String text) {
-        parseOrReject(text);
+    @Test
+    void arbitraryTextIsParsedOrRejected() {
+        Fuzz.run("arbitraryTextIsParsedOrRejected", Fuzz.tries(1000), random ->
+                parseOrReject(Fuzz.anyString(random, 255)));
     }
 
-    @Property(tries = 2000)
-    void mutatedValidSelectorsAreParsedOrRejected(@ForAll("valid") String selector, @ForAll("edits") List<Edit> edits,
-                                                  @ForAll("headers") Map<String, String> headers) {
-        String text = selector;
-        for (Edit e : edits) {
-            text = e.apply(text);
-        }
-        parseOrReject(text).ifPresent(s -> checkEvaluation(s, headers));
+    @Test
+    void mutatedValidSelectorsAreParsedOrRejected() {
+        Fuzz.run("mutatedValidSelectorsAreParsedOrRejected", Fuzz.tries(2000), random -> {
+            String text = Fuzz.pick(random, VALID);
+            for (Edit e : edits(random)) {
+                text = e.apply(text);
+            }
+            Map<String, String> headers = headers(random);
+            parseOrReject(text).ifPresent(s -> checkEvaluation(s, headers));
+        });
     }
 
-    @Property(tries = 1000)
-    void validSelectorsEvaluateAgainstAnyHeaders(@ForAll("valid") String selector,
-                                                 @ForAll("headers") Map<String, String> headers) {
-        checkEvaluation(Selector.parse(selector), headers);
+    @Test
+    void validSelectorsEvaluateAgainstAnyHeaders() {
+        Fuzz.run("validSelectorsEvaluateAgainstAnyHeaders", Fuzz.tries(1000), random ->
+                checkEvaluation(Selector.parse(Fuzz.pick(random, VALID)), headers(random)));
     }
 
-    @Property(tries = 2000)
-    void generatedValidSelectorsParseAndEvaluate(@ForAll("conditions") String selector,
-                                                @ForAll("headers") Map<String, String> headers) {
-        assertThat(parseOrReject(selector)).as("parses: %s", selector).isPresent();
-        checkEvaluation(Selector.parse(selector), headers);
+    @Test
+    void generatedValidSelectorsParseAndEvaluate() {
+        Fuzz.run("generatedValidSelectorsParseAndEvaluate", Fuzz.tries(2000), random -> {
+            String selector = condition(random, 4);
+            assertThat(parseOrReject(selector)).as("parses: %s", selector).isPresent();
+            checkEvaluation(Selector.parse(selector), headers(random));
+        });
     }
 
     // ------------------------------------------------------------------------------------------- large inputs
 
-    @Example
+    @Test
     void deepNestingIsAClearErrorNotAStackOverflow() {
         assertRejectedQuickly("(".repeat(100_000) + "a" + ")".repeat(100_000), "exceeding the maximum length of 8192");
         assertRejectedQuickly("(".repeat(4000) + "a" + ")".repeat(4000), "maximum nesting depth of 200");
@@ -108,7 +110,7 @@ class ParserFuzzTest {
         assertRejectedQuickly("a IN (" + "'x',".repeat(1600) + ")", "expected a string literal in the IN list");
     }
 
-    @Example
+    @Test
     void largestSelectorsParseAndEvaluate() {
         Map<String, String> headers = Map.of("a", "1", "s", "a".repeat(64 << 10));
         assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
@@ -152,91 +154,68 @@ class ParserFuzzTest {
 
     // ------------------------------------------------------------------------------------------- generators
 
-    @Provide
-    Arbitrary<String> soup() {
-        Arbitrary<String> token = Arbitraries.of(TOKENS);
-        Arbitrary<String> separator = Arbitraries.of(" ", " ", " ", "", "  ");
-        return Combinators.combine(
-                        Arbitraries.frequencyOf(Tuple.of(8, token), Tuple.of(1, Arbitraries.strings().ofMaxLength(2)))
-                                .list().ofMaxSize(25),
-                        separator.list().ofSize(25))
-                .as((tokens, separators) -> {
-                    StringBuilder sb = new StringBuilder();
-                    for (int i = 0; i < tokens.size(); i++) {
-                        sb.append(tokens.get(i)).append(separators.get(i));
-                    }
-                    return sb.toString();
-                });
+    /** Up to 25 tokens (eight times in nine; else up to 2 random characters), each followed by a separator. */
+    private static String soup(Random random) {
+        return Fuzz.concat(random, 0, 25, r -> (Fuzz.oneIn(r, 9) ? Fuzz.anyString(r, 2) : Fuzz.pick(r, TOKENS))
+                + Fuzz.pick(r, " ", " ", " ", "", "  "));
     }
 
-    @Provide
-    Arbitrary<String> valid() {
-        return Arbitraries.of(VALID);
+    /** Well-typed selectors built from the grammar, up to {@code depth} levels deep. */
+    private static String condition(Random random, int depth) {
+        return switch (depth == 0 ? 0 : random.nextInt(4)) {
+            case 0, 1 -> leafCondition(random);
+            case 2 -> "(" + condition(random, depth - 1) + ") " + Fuzz.pick(random, "AND", "OR") + " ("
+                    + condition(random, depth - 1) + ")";
+            default -> "NOT (" + condition(random, depth - 1) + ")";
+        };
     }
 
-    /** Well-typed selectors built from the grammar, a few levels deep. */
-    @Provide
-    Arbitrary<String> conditions() {
-        return condition(4);
+    private static String leafCondition(Random random) {
+        return switch (random.nextInt(8)) {
+            case 0 -> Fuzz.pick(random, IDENTIFIERS);
+            case 1 -> Fuzz.pick(random, "TRUE", "FALSE", "JMSDeliveryMode = 'PERSISTENT'");
+            case 2 -> number(random, 2) + " " + Fuzz.pick(random, "=", "<>", "<", "<=", ">", ">=") + " "
+                    + number(random, 2);
+            case 3 -> string(random) + " " + Fuzz.pick(random, "=", "<>") + " " + string(random);
+            case 4 -> Fuzz.pick(random, IDENTIFIERS) + " "
+                    + Fuzz.pick(random, "= TRUE", "<> FALSE", "IS NULL", "IS NOT NULL");
+            case 5 -> string(random) + " " + Fuzz.pick(random, "", "NOT ") + "LIKE " + Fuzz.pick(random, LIKE_PATTERNS);
+            case 6 -> string(random) + " " + Fuzz.pick(random, "", "NOT ") + "IN "
+                    + Fuzz.pick(random, "('red')", "('eu', 'us', '')");
+            default -> number(random, 2) + " " + Fuzz.pick(random, "", "NOT ") + "BETWEEN " + number(random, 2)
+                    + " AND " + number(random, 2);
+        };
     }
 
-    private static Arbitrary<String> condition(int depth) {
-        Arbitrary<String> header = Arbitraries.of(IDENTIFIERS);
-        Arbitrary<String> string = Arbitraries.oneOf(header, Arbitraries.of("'red'", "''", "'it''s'", "'1'", "'\u00e9'"));
-        Arbitrary<String> number = number(2);
-        Arbitrary<String> leaf = Arbitraries.oneOf(
-                header,
-                Arbitraries.of("TRUE", "FALSE", "JMSDeliveryMode = 'PERSISTENT'"),
-                Combinators.combine(number, Arbitraries.of("=", "<>", "<", "<=", ">", ">="), number)
-                        .as((a, op, b) -> a + " " + op + " " + b),
-                Combinators.combine(string, Arbitraries.of("=", "<>"), string).as((a, op, b) -> a + " " + op + " " + b),
-                Combinators.combine(header, Arbitraries.of("= TRUE", "<> FALSE", "IS NULL", "IS NOT NULL"))
-                        .as((h, rest) -> h + " " + rest),
-                Combinators.combine(string, Arbitraries.of("", "NOT "), Arbitraries.of(LIKE_PATTERNS))
-                        .as((v, not, p) -> v + " " + not + "LIKE " + p),
-                Combinators.combine(string, Arbitraries.of("", "NOT "), Arbitraries.of("('red')", "('eu', 'us', '')"))
-                        .as((v, not, list) -> v + " " + not + "IN " + list),
-                Combinators.combine(number, Arbitraries.of("", "NOT "), number, number)
-                        .as((v, not, lo, hi) -> v + " " + not + "BETWEEN " + lo + " AND " + hi));
-        if (depth == 0) {
-            return leaf;
+    private static String string(Random random) {
+        return random.nextBoolean() ? Fuzz.pick(random, IDENTIFIERS)
+                : Fuzz.pick(random, "'red'", "''", "'it''s'", "'1'", "'\u00e9'");
+    }
+
+    private static String number(Random random, int depth) {
+        return switch (depth == 0 ? 0 : random.nextInt(5)) {
+            case 0, 1 -> random.nextBoolean() ? Fuzz.pick(random, IDENTIFIERS) : Fuzz.pick(random, "0", "1", "-2",
+                    "1.5", ".5", "7.", "1e3", "-1e-3", "9223372036854775807", "-9223372036854775808", "NULL");
+            case 2 -> "(" + number(random, depth - 1) + " " + Fuzz.pick(random, "+", "-", "*", "/") + " "
+                    + number(random, depth - 1) + ")";
+            case 3 -> "-" + number(random, depth - 1);
+            default -> "+" + number(random, depth - 1);
+        };
+    }
+
+    /** Up to 10 headers, names and values from the lists above. */
+    private static Map<String, String> headers(Random random) {
+        int size = Fuzz.between(random, 0, 10);
+        Map<String, String> headers = new HashMap<>();
+        while (headers.size() < size) {
+            headers.put(Fuzz.pick(random, HEADER_NAMES), Fuzz.pick(random, HEADER_VALUES));
         }
-        Arbitrary<String> inner = Arbitraries.lazy(() -> condition(depth - 1));
-        return Arbitraries.oneOf(leaf, leaf,
-                Combinators.combine(inner, Arbitraries.of("AND", "OR"), inner)
-                        .as((a, op, b) -> "(" + a + ") " + op + " (" + b + ")"),
-                inner.map(c -> "NOT (" + c + ")"));
+        return headers;
     }
 
-    private static Arbitrary<String> number(int depth) {
-        Arbitrary<String> leaf = Arbitraries.oneOf(
-                Arbitraries.of(IDENTIFIERS),
-                Arbitraries.of("0", "1", "-2", "1.5", ".5", "7.", "1e3", "-1e-3", "9223372036854775807",
-                        "-9223372036854775808", "NULL"));
-        if (depth == 0) {
-            return leaf;
-        }
-        Arbitrary<String> inner = Arbitraries.lazy(() -> number(depth - 1));
-        return Arbitraries.oneOf(leaf, leaf,
-                Combinators.combine(inner, Arbitraries.of("+", "-", "*", "/"), inner)
-                        .as((a, op, b) -> "(" + a + " " + op + " " + b + ")"),
-                inner.map(n -> "-" + n), inner.map(n -> "+" + n));
-    }
-
-    @Provide
-    Arbitrary<Map<String, String>> headers() {
-        return Arbitraries.maps(Arbitraries.of(HEADER_NAMES), Arbitraries.of(HEADER_VALUES)).ofMaxSize(10)
-                .map(HashMap::new);
-    }
-
-    @Provide
-    Arbitrary<List<Edit>> edits() {
-        Arbitrary<Edit> edit = Combinators.combine(
-                Arbitraries.of(EditKind.class),
-                Arbitraries.integers().between(0, 1000),
-                Arbitraries.integers().between(1, 10),
-                Arbitraries.of(TOKENS)).as(Edit::new);
-        return edit.list().ofMinSize(1).ofMaxSize(4);
+    private static List<Edit> edits(Random random) {
+        return Fuzz.list(random, 1, 4, r -> new Edit(Fuzz.pick(r, EditKind.class), Fuzz.between(r, 0, 1000),
+                Fuzz.between(r, 1, 10), Fuzz.pick(r, TOKENS)));
     }
 
     enum EditKind { INSERT, DELETE, REPLACE, DUPLICATE, WRAP }

@@ -4,26 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.fedbridge.core.testing.SoakTries;
+import io.fedbridge.core.testing.Fuzz;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
 
 /**
  * Fuzzes the value conversions of {@link UriOptions}: any value for any kind of option is either converted or
  * rejected with an {@link IllegalArgumentException} naming the option; huge numbers are rejected in linear time.
+ * Inputs come from {@link Fuzz}: the same ones in every build, fifty times as many with {@code -Dfedbridge.soak=true}.
  */
-@AddLifecycleHook(SoakTries.class)
 class UriOptionsFuzzTest {
 
     private static final List<String> KEYS = List.of("int", "long", "double", "bool", "millis", "seconds", "mode",
@@ -38,17 +32,19 @@ class UriOptionsFuzzTest {
 
     enum Mode { RANDOM, PRIORITY, ROUND_ROBIN }
 
-    @Property(tries = 3000)
-    void everyValueIsConvertedOrRejectedNamingTheOption(@ForAll("keys") String key, @ForAll("values") String value) {
-        bindOrReject(key, value);
+    @Test
+    void everyValueIsConvertedOrRejectedNamingTheOption() {
+        Fuzz.run("everyValueIsConvertedOrRejectedNamingTheOption", Fuzz.tries(3000), random ->
+                bindOrReject(Fuzz.pick(random, KEYS), value(random)));
     }
 
-    @Property(tries = 1000)
-    void arbitraryValuesAreConvertedOrRejectedNamingTheOption(@ForAll("keys") String key, @ForAll String value) {
-        bindOrReject(key, value);
+    @Test
+    void arbitraryValuesAreConvertedOrRejectedNamingTheOption() {
+        Fuzz.run("arbitraryValuesAreConvertedOrRejectedNamingTheOption", Fuzz.tries(1000), random ->
+                bindOrReject(Fuzz.pick(random, KEYS), Fuzz.anyString(random, 255)));
     }
 
-    @Example
+    @Test
     void hugeNumbersAreRejectedInLinearTime() {
         // Parsing a BigInteger or BigDecimal is quadratic in its digits (~20 s for 1 MiB), and a regex that
         // tried every start position was quadratic too.
@@ -120,14 +116,8 @@ class UriOptionsFuzzTest {
 
     // ------------------------------------------------------------------------------------------- generators
 
-    @Provide
-    Arbitrary<String> keys() {
-        return Arbitraries.of(KEYS);
-    }
-
-    @Provide
-    Arbitrary<String> values() {
-        return Arbitraries.frequencyOf(Tuple.of(6, Arbitraries.of(TOKENS)), Tuple.of(1, Arbitraries.strings().ofMaxLength(2)))
-                .list().ofMaxSize(8).map(parts -> String.join("", parts));
+    /** Up to 8 pieces: tokens six times in seven, else up to 2 random characters. */
+    private static String value(Random random) {
+        return Fuzz.concat(random, 0, 8, r -> Fuzz.oneIn(r, 7) ? Fuzz.anyString(r, 2) : Fuzz.pick(r, TOKENS));
     }
 }

@@ -2,6 +2,7 @@ package io.fedbridge.discovery.multicast.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fedbridge.core.testing.Fuzz;
 import io.fedbridge.discovery.multicast.MulticastSecret;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -13,16 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
-import net.jqwik.api.lifecycle.LifecycleContext;
-import net.jqwik.api.lifecycle.SkipExecutionHook;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
 
 /**
  * Fuzzes the datagram decoder with random bytes, with token soup (the format's own words and separators in random
@@ -32,13 +25,12 @@ import net.jqwik.api.lifecycle.SkipExecutionHook;
  * accepted unsigned announcement survives a round trip, and no mutation of a signed datagram is accepted as
  * anything but the original. Decoding time grows linearly with the datagram.
  *
- * <p>Two thousand tries per property in an ordinary build (a few seconds); with {@code -Dfedbridge.soak=true} the
- * soak properties run fifty times as many.
+ * <p>Two thousand tries per property in an ordinary build (a few seconds), the same inputs every time (see
+ * {@link Fuzz}); with {@code -Dfedbridge.soak=true} fifty times as many.
  */
 class AnnouncementCodecFuzzTest {
 
     private static final int TRIES = 2_000;
-    private static final int SOAK_TRIES = 100_000;
     private static final MulticastSecret SECRET = MulticastSecret.of("fuzzing-secret-0123456789");
     private static final AnnouncementCodec SIGNED = new AnnouncementCodec(SECRET);
     private static final AnnouncementCodec UNSIGNED = new AnnouncementCodec(null);
@@ -55,47 +47,24 @@ class AnnouncementCodecFuzzTest {
     // ---------------------------------------------------------------------------------------------
     // Properties
 
-    @Property(tries = TRIES)
-    void randomBytesAreRejectedAsValuesAndReleased(@ForAll("noise") byte[] datagram) {
-        checkBoth(datagram);
+    @Test
+    void randomBytesAreRejectedAsValuesAndReleased() {
+        Fuzz.run("randomBytesAreRejectedAsValuesAndReleased", Fuzz.tries(TRIES), random -> checkBoth(noise(random)));
     }
 
-    @Property(tries = TRIES)
-    void tokenSoupIsDecodedOrRejectedAsValuesAndReleased(@ForAll("soup") String text) {
-        checkBoth(text.getBytes(StandardCharsets.UTF_8));
+    @Test
+    void tokenSoupIsDecodedOrRejectedAsValuesAndReleased() {
+        Fuzz.run("tokenSoupIsDecodedOrRejectedAsValuesAndReleased", Fuzz.tries(TRIES), random ->
+                checkBoth(soup(random).getBytes(StandardCharsets.UTF_8)));
     }
 
-    @Property(tries = TRIES)
-    void mutatedDatagramsAreRejectedAsValuesAndNeverForged(@ForAll("mutated") Mutated m) {
-        check(m.signed() ? SIGNED : UNSIGNED, m.original(), m.bytes());
-        check(m.signed() ? UNSIGNED : SIGNED, null, m.bytes());
-    }
-
-    @Property(tries = SOAK_TRIES)
-    @AddLifecycleHook(SoakOnly.class)
-    void soakRandomBytes(@ForAll("noise") byte[] datagram) {
-        checkBoth(datagram);
-    }
-
-    @Property(tries = SOAK_TRIES)
-    @AddLifecycleHook(SoakOnly.class)
-    void soakTokenSoup(@ForAll("soup") String text) {
-        checkBoth(text.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Property(tries = SOAK_TRIES)
-    @AddLifecycleHook(SoakOnly.class)
-    void soakMutatedDatagrams(@ForAll("mutated") Mutated m) {
-        mutatedDatagramsAreRejectedAsValuesAndNeverForged(m);
-    }
-
-    /** Runs the soak properties only with {@code -Dfedbridge.soak=true}. */
-    public static final class SoakOnly implements SkipExecutionHook {
-        @Override
-        public SkipResult shouldBeSkipped(LifecycleContext context) {
-            return Boolean.getBoolean("fedbridge.soak") ? SkipResult.doNotSkip()
-                    : SkipResult.skip("a soak run: set -Dfedbridge.soak=true");
-        }
+    @Test
+    void mutatedDatagramsAreRejectedAsValuesAndNeverForged() {
+        Fuzz.run("mutatedDatagramsAreRejectedAsValuesAndNeverForged", Fuzz.tries(TRIES), random -> {
+            Mutated m = mutated(random);
+            check(m.signed() ? SIGNED : UNSIGNED, m.original(), m.bytes());
+            check(m.signed() ? UNSIGNED : SIGNED, null, m.bytes());
+        });
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -106,7 +75,7 @@ class AnnouncementCodecFuzzTest {
      * largest size the decoder reads and at a tenth of it: ten times the input may cost about ten times the time,
      * never the hundredfold of a quadratic decoder. Larger inputs are rejected before any work.
      */
-    @Example
+    @Test
     void decodesInTimeLinearInTheDatagram() {
         List<String> units = List.of("%", ",", " ", "%2", "[", "(", ":", "tcp://[", "a,", "%41", "?a=b&", "é");
         for (String unit : units) {
@@ -207,14 +176,12 @@ class AnnouncementCodecFuzzTest {
     // ---------------------------------------------------------------------------------------------
     // Generators
 
-    @Provide
-    Arbitrary<byte[]> noise() {
-        return Arbitraries.bytes().array(byte[].class).ofMaxSize(AnnouncementCodec.MAX_BYTES + 100);
+    private static byte[] noise(Random random) {
+        return Fuzz.bytes(random, AnnouncementCodec.MAX_BYTES + 100);
     }
 
-    @Provide
-    Arbitrary<String> soup() {
-        return Arbitraries.of(TOKENS).list().ofMaxSize(120).map(l -> String.join("", l));
+    private static String soup(Random random) {
+        return Fuzz.concat(random, 0, 120, r -> Fuzz.pick(r, TOKENS));
     }
 
     /** A sealed announcement, kept to compare with what a mutation of it decodes to. */
@@ -290,32 +257,40 @@ class AnnouncementCodecFuzzTest {
         }
     }
 
-    @Provide
-    Arbitrary<Mutated> mutated() {
-        Arbitrary<Mutation> mutation = Combinators.combine(Arbitraries.integers().between(0, 9),
-                Arbitraries.doubles().between(0, 1), Arbitraries.doubles().between(0, 1),
-                Arbitraries.integers().between(0, 255), Arbitraries.of(TOKENS)).as(Mutation::new);
-        Arbitrary<AnnouncementCodec.Seal> seal = Combinators.combine(Arbitraries.longs().between(0, 999_999_999_999_999L),
-                Arbitraries.longs(), Arbitraries.longs().between(1, 999_999_999_999_999_999L)).as(AnnouncementCodec.Seal::new);
-        return Combinators.combine(Arbitraries.of(true, false), announcements(), seal, mutation.list().ofMinSize(1).ofMaxSize(4))
-                .as((signed, a, s, mutations) -> {
-                    byte[] bytes = (signed ? SIGNED : UNSIGNED).encode(a, s);
-                    for (Mutation m : mutations) {
-                        bytes = m.apply(bytes);
-                    }
-                    return new Mutated(signed, signed ? new Original(a, s) : null, bytes);
-                });
+    private static Mutated mutated(Random random) {
+        boolean signed = random.nextBoolean();
+        Announcement a = announcement(random);
+        AnnouncementCodec.Seal s = new AnnouncementCodec.Seal(Fuzz.between(random, 0, 999_999_999_999_999L),
+                Fuzz.anyLong(random), Fuzz.between(random, 1, 999_999_999_999_999_999L));
+        byte[] bytes = (signed ? SIGNED : UNSIGNED).encode(a, s);
+        for (Mutation m : Fuzz.list(random, 1, 4, AnnouncementCodecFuzzTest::mutation)) {
+            bytes = m.apply(bytes);
+        }
+        return new Mutated(signed, signed ? new Original(a, s) : null, bytes);
     }
 
-    private static Arbitrary<Announcement> announcements() {
-        Arbitrary<String> field = Arbitraries.strings().withChars("ab-_.é ,%\n\u007f").ofMinLength(1).ofMaxLength(24);
-        Arbitrary<String> uri = Combinators.combine(Arbitraries.of("tcp", "ssl"),
-                Arbitraries.strings().withChars("abcxyz019.-").ofMinLength(1).ofMaxLength(20),
-                Arbitraries.integers().between(1, 65535), Arbitraries.of("", "?a=b", "?x=1,2&y=%25"))
-                .as((scheme, host, port, query) -> scheme + "://" + host + ":" + port + query);
-        return Combinators.combine(Arbitraries.of(Announcement.Type.class), field, field, field,
-                Arbitraries.longs().between(1, 3_600_000), uri.list().ofMinSize(1).ofMaxSize(3))
-                .as((type, group, id, name, millis, uris) -> new Announcement(type, group, id, name,
-                        Duration.ofMillis(millis), uris));
+    private static Mutation mutation(Random random) {
+        return new Mutation(Fuzz.between(random, 0, 9), fraction(random), fraction(random),
+                Fuzz.between(random, 0, 255), Fuzz.pick(random, TOKENS));
+    }
+
+    /** From 0 to 1, both included; each end one time in ten. */
+    private static double fraction(Random random) {
+        return Fuzz.oneIn(random, 5) ? Fuzz.pick(random, 0.0, 1.0) : random.nextDouble();
+    }
+
+    private static Announcement announcement(Random random) {
+        return new Announcement(Fuzz.pick(random, Announcement.Type.class), field(random), field(random), field(random),
+                Duration.ofMillis(Fuzz.between(random, 1, 3_600_000L)),
+                Fuzz.list(random, 1, 3, AnnouncementCodecFuzzTest::uri));
+    }
+
+    private static String field(Random random) {
+        return Fuzz.string(random, "ab-_.\u00e9 ,%\n\u007f", 1, 24);
+    }
+
+    private static String uri(Random random) {
+        return Fuzz.pick(random, "tcp", "ssl") + "://" + Fuzz.string(random, "abcxyz019.-", 1, 20) + ":"
+                + Fuzz.between(random, 1, 65535) + Fuzz.pick(random, "", "?a=b", "?x=1,2&y=%25");
     }
 }
