@@ -20,8 +20,7 @@ public enum Dialect {
     /**
      * Apache ActiveMQ Artemis: {@code /queue/NAME} is the anycast address {@code NAME} and {@code /topic/NAME} the
      * multicast address {@code NAME} (with {@code destination-type} on SEND and {@code subscription-type} on
-     * SUBSCRIBE, so the acceptor needs no prefix settings); {@code >} becomes Artemis' {@code #}. Every forward
-     * carries {@code _AMQ_DUPL_ID} (the federation id), so Artemis drops a resent copy.
+     * SUBSCRIBE, so the acceptor needs no prefix settings); {@code >} becomes Artemis' {@code #}.
      */
     ARTEMIS,
 

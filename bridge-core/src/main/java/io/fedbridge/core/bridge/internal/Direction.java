@@ -265,7 +265,7 @@ public final class Direction implements DemandRegistry.Route {
     /** Subscribes for {@code originId}'s demand, joining a conduit subscription for it if there is one (under this lock). */
     private void activate(String originId) {
         Demand d = demands.get(originId);
-        if (d == null || subByOrigin.containsKey(originId)) {
+        if (d == null || subByOrigin.containsKey(originId) || coveredByStatic(d)) {
             return;
         }
         String key = d.destination() + "\u0000" + d.selector() + "\u0000"
@@ -284,6 +284,22 @@ public final class Direction implements DemandRegistry.Route {
         if (fresh) {
             subscribe(ns);
         }
+    }
+
+    /**
+     * A topic that a static subscription forwards already: a second network subscription would forward each message
+     * twice, and a foreign source gives the copies different ids (Artemis' multicast queues do), so nothing drops one.
+     */
+    private boolean coveredByStatic(Demand d) {
+        if (!d.destination().startsWith("/topic/") || d.selector() != null) {
+            return false;
+        }
+        for (String s : config.staticallyIncludedDestinations()) {
+            if (Wildcards.matches(s, d.destination())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Leaves {@code originId}'s subscription; the last member out unsubscribes once nothing is in flight (under this lock). */
@@ -717,7 +733,11 @@ public final class Direction implements DemandRegistry.Route {
             // Going back toward a broker it came from: a replay (the source allowed it: no consumer here).
             h.set(FederationHeaders.REPLAYS, Integer.toString(replays(in.get(FederationHeaders.REPLAYS)) + 1));
         }
-        targetNames.prepareSend(h, federationId);
+        String replyTo = h.get(StompHeaders.REPLY_TO);
+        if (replyTo != null) {
+            h.set(StompHeaders.REPLY_TO, sourceNames.fedbridgeReplyTo(replyTo));
+        }
+        targetNames.prepareSend(h);
         return new Outgoing(new StompFrame(StompCommand.SEND, h, m.body()), replay);
     }
 }

@@ -20,8 +20,6 @@ public final class PeerNames {
     /** Artemis' routing types, for {@code destination-type} (SEND) and {@code subscription-type} (SUBSCRIBE). */
     private static final String ANYCAST = "ANYCAST";
     private static final String MULTICAST = "MULTICAST";
-    /** Artemis' duplicate-detection property: a SEND header becomes a message property of that name. */
-    static final String ARTEMIS_DUPLICATE_ID = "_AMQ_DUPL_ID";
     /** RabbitMQ's header for the AMQP message-id property, which stays with the message across redeliveries. */
     static final String AMQP_MESSAGE_ID = "amqp-message-id";
 
@@ -78,20 +76,21 @@ public final class PeerNames {
 
     /**
      * Readies a forward's SEND for this broker: its destination (a fedbridge name) becomes the broker's, and the
-     * dialect's headers are added. {@code federationId} is the message's id across the federation.
+     * dialect's headers are added.
      */
-    public void prepareSend(StompHeaders h, String federationId) {
+    public void prepareSend(StompHeaders h) {
         if (this == AS_IS) {
             return;
         }
         String name = h.get(StompHeaders.DESTINATION);
         h.set(StompHeaders.DESTINATION, peerName(name));
+        String replyTo = h.get(StompHeaders.REPLY_TO);
+        if (replyTo != null && (replyTo.startsWith("/queue/") || replyTo.startsWith("/topic/"))) {
+            h.set(StompHeaders.REPLY_TO, peerName(replyTo)); // so a responder on this broker replies to a name it knows
+        }
         if (dialect == Dialect.ARTEMIS) {
             if (map.toPeer(name) == null) {
                 h.set("destination-type", routingType(name));
-            }
-            if (federationId != null) {
-                h.set(ARTEMIS_DUPLICATE_ID, federationId);
             }
         }
     }
@@ -119,6 +118,21 @@ public final class PeerNames {
             return subscribed.substring(0, subscribed.indexOf('/', 1) + 1) + peerName;
         }
         return peerName;
+    }
+
+    /**
+     * The fedbridge name of a {@code reply-to} this broker gave: renamed back, and for Artemis a bare address is taken
+     * for a queue (replies go to queues).
+     */
+    public String fedbridgeReplyTo(String replyTo) {
+        if (this == AS_IS) {
+            return replyTo;
+        }
+        String renamed = map.fromPeer(replyTo);
+        if (renamed != null) {
+            return renamed;
+        }
+        return dialect == Dialect.ARTEMIS && !replyTo.startsWith("/") ? "/queue/" + replyTo : replyTo;
     }
 
     /**

@@ -30,16 +30,15 @@ class PeerNamesTest {
     }
 
     @Test
-    void shouldSendToArtemisAddressesWithTheirRoutingTypeAndDuplicateId() {
+    void shouldSendToArtemisAddressesWithTheirRoutingType() {
         PeerNames artemis = connectedTo("ActiveMQ-Artemis/2.44.0");
         StompHeaders q = StompHeaders.of("destination", "/queue/orders");
-        artemis.prepareSend(q, "F1:7");
+        artemis.prepareSend(q);
         assertThat(q.get("destination")).isEqualTo("orders");
         assertThat(q.get("destination-type")).isEqualTo("ANYCAST");
-        assertThat(q.get("_AMQ_DUPL_ID")).isEqualTo("F1:7");
 
         StompHeaders t = StompHeaders.of("destination", "/topic/prices.eu");
-        artemis.prepareSend(t, "F1:8");
+        artemis.prepareSend(t);
         assertThat(t.get("destination")).isEqualTo("prices.eu");
         assertThat(t.get("destination-type")).isEqualTo("MULTICAST");
 
@@ -54,7 +53,7 @@ class PeerNamesTest {
     void shouldKeepRabbitMqsQueueAndTopicNamesAndItsStableMessageId() {
         PeerNames rabbit = connectedTo("RabbitMQ/3.10.8");
         StompHeaders q = StompHeaders.of("destination", "/queue/orders");
-        rabbit.prepareSend(q, "F1:7");
+        rabbit.prepareSend(q);
         assertThat(q.get("destination")).isEqualTo("/queue/orders");
         assertThat(q.get("_AMQ_DUPL_ID")).isNull();
         assertThat(rabbit.subscription("/topic/prices.>").build().destination()).isEqualTo("/topic/prices.#");
@@ -70,7 +69,7 @@ class PeerNamesTest {
 
         PeerNames artemis = connectedTo("ActiveMQ-Artemis/2.44.0", "destinationMap", "/queue/legacy=LEGACY.Q");
         StompHeaders h = StompHeaders.of("destination", "/queue/legacy");
-        artemis.prepareSend(h, "F1:1");
+        artemis.prepareSend(h);
         assertThat(h.get("destination")).isEqualTo("LEGACY.Q");
         assertThat(h.get("destination-type")).as("a renamed destination is sent as written").isNull();
     }
