@@ -56,6 +56,10 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
                 clientId, tls, null);
     }
 
+    /** The URI options {@link #fromUri(String)} reads besides {@link TlsConfig#OPTION_NAMES}. */
+    public static final Set<String> OPTION_NAMES = Set.of("login", "passcode", "host", "clientId", "heartBeatSend",
+            "heartBeatReceive", "connectTimeout", "closeTimeout", "maxFrameSize");
+
     public ClientConfig {
         Objects.requireNonNull(uri, "uri");
         io.fedbridge.core.internal.Transports.checkScheme(uri);
@@ -179,17 +183,7 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
                         + " is " + parsed.scheme() + "://");
             }
             TlsConfig.Builder tlsBuilder = tls == null ? TlsConfig.builder() : tls.toBuilder();
-            tlsBuilder.bind(UriOptions.bind(parsed.options(), context))
-                    .string("login", this::login)
-                    .string("passcode", this::passcode)
-                    .string("host", this::host)
-                    .string("clientId", this::clientId)
-                    .durationMillis("heartBeatSend", this::heartBeatSend)
-                    .durationMillis("heartBeatReceive", this::heartBeatReceive)
-                    .durationMillis("connectTimeout", this::connectTimeout)
-                    .durationMillis("closeTimeout", this::closeTimeout)
-                    .integer("maxFrameSize", v -> limits = new FrameLimits(v, FrameLimits.DEFAULT_MAX_HEADERS, FrameLimits.DEFAULT_MAX_HEADER_LENGTH))
-                    .finish();
+            bindOptions(tlsBuilder.bind(UriOptions.bind(parsed.options(), context))).finish();
             if (tlsOptions) {
                 try {
                     tls = tlsBuilder.build();
@@ -197,6 +191,27 @@ public record ClientConfig(CompositeUri uri, String login, String passcode, Stri
                     throw new IllegalArgumentException("invalid TLS options in " + context + ": " + e.getMessage(), e);
                 }
             }
+        }
+
+        /**
+         * Sets what {@code options} (URI options among {@link #OPTION_NAMES}, e.g. {@code host=/}) say, over what was
+         * set before; an unknown option is an error naming {@code context} and listing the valid ones.
+         */
+        public Builder options(java.util.Map<String, String> options, String context) {
+            bindOptions(UriOptions.bind(options, context)).finish();
+            return this;
+        }
+
+        private UriOptions bindOptions(UriOptions u) {
+            return u.string("login", this::login)
+                    .string("passcode", this::passcode)
+                    .string("host", this::host)
+                    .string("clientId", this::clientId)
+                    .durationMillis("heartBeatSend", this::heartBeatSend)
+                    .durationMillis("heartBeatReceive", this::heartBeatReceive)
+                    .durationMillis("connectTimeout", this::connectTimeout)
+                    .durationMillis("closeTimeout", this::closeTimeout)
+                    .integer("maxFrameSize", v -> limits = new FrameLimits(v, FrameLimits.DEFAULT_MAX_HEADERS, FrameLimits.DEFAULT_MAX_HEADER_LENGTH));
         }
 
         public Builder uri(String uri) {

@@ -90,9 +90,22 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
                 excludedDestinations, userName, password, heartBeat, stallTimeout, conduitSubscriptions, filters, tls, null);
     }
 
+    /**
+     * Every option a bridge's local or peer URI may carry: {@link ClientConfig#OPTION_NAMES} (such as {@code host},
+     * RabbitMQ's virtual host), TLS's, and {@link PeerProfile#OPTION_NAMES}; they apply to the connection to that URI.
+     */
+    public static final Set<String> PEER_URI_OPTION_NAMES = peerUriOptionNames();
+
+    private static Set<String> peerUriOptionNames() {
+        Set<String> all = new java.util.HashSet<>(io.fedbridge.core.ClientConfig.OPTION_NAMES);
+        all.addAll(TlsConfig.OPTION_NAMES);
+        all.addAll(PeerProfile.OPTION_NAMES);
+        return Set.copyOf(all);
+    }
+
     public BridgeConfig {
-        CompositeUri.parse(localUri);
-        CompositeUri.parse(remoteUri);
+        checkUri("localUri", localUri);
+        checkUri("remoteUri", remoteUri);
         if (networkTTL < 1) {
             throw new IllegalArgumentException("networkTTL must be >= 1, but was " + networkTTL);
         }
@@ -149,6 +162,18 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
             }
         }
         return l;
+    }
+
+    /** A URI's options must be known ({@link #PEER_URI_OPTION_NAMES}), and its dialect options valid. */
+    private static void checkUri(String what, String uri) {
+        CompositeUri u = CompositeUri.parse(uri);
+        String context = what + " '" + u + "'";
+        UriOptions binder = UriOptions.bind(u.options(), context);
+        for (String name : PEER_URI_OPTION_NAMES) {
+            binder.string(name, v -> { });
+        }
+        binder.finish();
+        PeerProfile.fromOptions(u.options(), context);
     }
 
     private static List<String> checkDestinations(String option, List<String> l) {

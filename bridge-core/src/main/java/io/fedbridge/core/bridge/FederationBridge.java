@@ -110,6 +110,11 @@ public final class FederationBridge implements AutoCloseable {
                 // attempt is a new bridge, so a new proof); foreign brokers ignore the header.
                 .connectHeader(io.fedbridge.core.FederationHeaders.FEDERATE,
                         io.fedbridge.core.internal.FederationProof.create(secret, java.time.Clock.systemUTC()));
+        // The URI's own client options (host=/ for RabbitMQ's virtual host, login, heartBeatSend, ...) override the bridge's.
+        java.util.Map<String, String> clientOptions = new java.util.LinkedHashMap<>(u.options());
+        clientOptions.keySet().removeAll(io.fedbridge.core.tls.TlsConfig.OPTION_NAMES);
+        clientOptions.keySet().removeAll(PeerProfile.OPTION_NAMES);
+        b.options(clientOptions, "URI '" + u + "' of bridge " + config.name());
         if (io.fedbridge.core.internal.Transports.isTls(u)) {
             // The peer URI's own TLS options (static:(ssl://b:1?trustStore=...)) override the connector's.
             io.fedbridge.core.tls.TlsConfig tls = config.tls() == null ? io.fedbridge.core.tls.TlsConfig.ofDefaults() : config.tls();
@@ -118,6 +123,13 @@ public final class FederationBridge implements AutoCloseable {
             b.tls(own.isEmpty() ? tls : tls.withOptions(own, "peer URI '" + u + "' of bridge " + config.name()));
         }
         return b.build();
+    }
+
+    /** How destinations are named on the broker behind {@code c}, reached through {@code uri}. */
+    private static io.fedbridge.core.bridge.internal.PeerNames names(String uri, StompConnection c, String brokerId) {
+        CompositeUri u = CompositeUri.parse(uri);
+        PeerProfile profile = PeerProfile.fromOptions(u.options(), "URI '" + u + "'");
+        return io.fedbridge.core.bridge.internal.PeerNames.of(profile, c.connectedHeaders(), brokerId != null);
     }
 
     private void connect() {
@@ -165,10 +177,12 @@ public final class FederationBridge implements AutoCloseable {
                     + remote.connectedHeaders().get("server", "unknown server") + "), so duplex cannot keep static destinations"
                     + " from looping back; use one bridge per direction");
         }
+        io.fedbridge.core.bridge.internal.PeerNames localNames = names(config.localUri(), local, localId);
+        io.fedbridge.core.bridge.internal.PeerNames remoteNames = names(config.remoteUri(), remote, remoteId);
         synchronized (directions) {
-            directions.add(new Direction(this, config, local, localId, remote, remoteId, "outbound"));
+            directions.add(new Direction(this, config, local, localId, localNames, remote, remoteId, remoteNames, "outbound"));
             if (config.duplex()) {
-                directions.add(new Direction(this, config, remote, remoteId, local, localId, "inbound"));
+                directions.add(new Direction(this, config, remote, remoteId, remoteNames, local, localId, localNames, "inbound"));
             }
         }
         state = BridgeState.UP;
@@ -179,7 +193,8 @@ public final class FederationBridge implements AutoCloseable {
             d.start();
         }
         LOG.info("bridge {} up: {} ({}) -> {} ({}){}", config.name(), config.localUri(), name(local), remote.config().uri(),
-                remoteId == null ? "foreign broker " + remote.connectedHeaders().get("server") : name(remote),
+                remoteId == null ? "foreign broker " + remote.connectedHeaders().get("server") + ", dialect " + remoteNames.dialect()
+                        : name(remote),
                 config.duplex() ? ", duplex" : "");
         up.complete(this);
         listener.linkUp(this);

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.awaitility.Awaitility.await;
-import static org.hamcrest.Matchers.equalTo;
-import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
@@ -13,7 +11,6 @@ import io.fedbridge.core.AckMode;
 import io.fedbridge.core.ClientConfig;
 import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.Message;
-import io.fedbridge.core.MessageListener;
 import io.fedbridge.core.ReceivedMessage;
 import io.fedbridge.core.StompConnection;
 import io.fedbridge.core.Subscription;
@@ -26,8 +23,6 @@ import jakarta.jms.JMSSecurityException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.activemq.broker.BrokerFilter;
 import org.apache.activemq.broker.BrokerPlugin;
@@ -84,7 +79,7 @@ class ActiveMqInteropIT extends BrokerTestSupport {
 
     @Test
     void shouldForwardEveryQueueMessageFromFedbridgeToActiveMqExactlyOnce() throws Exception {
-        Deliveries onAmq = new Deliveries();
+        Deliveries onAmq = new Deliveries(WAIT);
         connectAmq().subscribeAndWait(clientIndividual("/queue/to.amq"), onAmq.acking(), WAIT);
         FederationBridge fb = bridge(config(fed.vmUri(), amqUri).staticallyIncludedDestination("/queue/to.amq"));
 
@@ -103,12 +98,12 @@ class ActiveMqInteropIT extends BrokerTestSupport {
 
     @Test
     void shouldForwardTopicMessagesFromFedbridgeToEveryActiveMqSubscriberOnce() throws Exception {
-        Deliveries first = new Deliveries();
-        Deliveries second = new Deliveries();
+        Deliveries first = new Deliveries(WAIT);
+        Deliveries second = new Deliveries(WAIT);
         connectAmq().subscribeAndWait(SubscriptionRequest.of("/topic/prices"), first.auto(), WAIT);
         connectAmq().subscribeAndWait(SubscriptionRequest.of("/topic/prices"), second.auto(), WAIT);
         FederationBridge fb = bridge(config(fed.vmUri(), amqUri).staticallyIncludedDestination("/topic/prices"));
-        awaitNetworkSubscriptionOnFedbridge("/topic/prices");
+        awaitNetworkSubscription(fed, "/topic/prices");
 
         StompConnection producer = connect(fed, "tcp");
         for (int i = 0; i < COUNT; i++) {
@@ -125,7 +120,7 @@ class ActiveMqInteropIT extends BrokerTestSupport {
 
     @Test
     void shouldForwardEveryQueueMessageFromActiveMqToFedbridgeExactlyOnce() throws Exception {
-        Deliveries onFed = new Deliveries();
+        Deliveries onFed = new Deliveries(WAIT);
         connect(fed, "tcp").subscribeAndWait(clientIndividual("/queue/to.fed"), onFed.acking(), WAIT);
         FederationBridge fb = bridge(config(amqUri, fed.vmUri()).staticallyIncludedDestination("/queue/to.fed"));
 
@@ -159,8 +154,8 @@ class ActiveMqInteropIT extends BrokerTestSupport {
     @Test
     void shouldNotPullBackWhatItForwardedWhenOneBridgeRunsEachWay() throws Exception {
         restartActiveMqWithUniqueClientIds(); // isolates this test from the client-id clash tested above
-        Deliveries onAmq = new Deliveries();
-        Deliveries onFed = new Deliveries();
+        Deliveries onAmq = new Deliveries(WAIT);
+        Deliveries onFed = new Deliveries(WAIT);
         connectAmq().subscribeAndWait(clientIndividual("/queue/to.amq"), onAmq.acking(), WAIT);
         connect(fed, "tcp").subscribeAndWait(clientIndividual("/queue/to.fed"), onFed.acking(), WAIT);
         bridge(config(fed.vmUri(), amqUri).staticallyIncludedDestination("/queue/to.amq"));
@@ -189,7 +184,7 @@ class ActiveMqInteropIT extends BrokerTestSupport {
 
     @Test
     void shouldReportUpWithMatchingStatsAndGoDownNamingActiveMqWhenItStops() throws Exception {
-        Deliveries onAmq = new Deliveries();
+        Deliveries onAmq = new Deliveries(WAIT);
         connectAmq().subscribeAndWait(SubscriptionRequest.of("/queue/to.amq"), onAmq.auto(), WAIT);
         FederationBridge fb = bridge(config(fed.vmUri(), amqUri).name("to-amq").staticallyIncludedDestination("/queue/to.amq"));
 
@@ -268,8 +263,8 @@ class ActiveMqInteropIT extends BrokerTestSupport {
 
     @Test
     void shouldCarryFederationAndApplicationHeadersThroughActiveMq() throws Exception {
-        Deliveries onAmq = new Deliveries();
-        Deliveries onFed = new Deliveries();
+        Deliveries onAmq = new Deliveries(WAIT);
+        Deliveries onFed = new Deliveries(WAIT);
         connectAmq().subscribeAndWait(SubscriptionRequest.of("/queue/to.amq"), onAmq.auto(), WAIT);
         connect(fed, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/to.fed"), onFed.auto(), WAIT);
         try (FederationBridge out = bridge(config(fed.vmUri(), amqUri).staticallyIncludedDestination("/queue/to.amq"))) {
@@ -411,67 +406,6 @@ class ActiveMqInteropIT extends BrokerTestSupport {
         for (int i = 0; i < COUNT; i++) {
             fedProducer.send(Message.builder("/queue/to.amq").body("a" + i).persistent(i % 2 == 0).build()).get();
             amqProducer.send(Message.builder("/queue/to.fed").body("f" + i).persistent(i % 2 == 0).build()).get();
-        }
-    }
-
-    /** Waits until F advertises a bridge's network subscription on {@code destination}, so a topic send reaches it. */
-    private void awaitNetworkSubscriptionOnFedbridge(String destination) {
-        AtomicInteger seen = new AtomicInteger();
-        connect(fed, "tcp").subscribeAndWait(SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), m -> {
-            if (FederationHeaders.CONSUMER_ADDED.equals(m.header(FederationHeaders.ADVISORY))
-                    && destination.equals(m.header(FederationHeaders.ADVISORY_DESTINATION))
-                    && "true".equals(m.header(FederationHeaders.NETWORK_CONSUMER))) {
-                seen.incrementAndGet();
-            }
-        }, WAIT);
-        await("network subscription on " + destination).atMost(WAIT).until(() -> seen.get() > 0);
-    }
-
-    /** Counts deliveries per body, to check that each message arrives exactly once. */
-    private static final class Deliveries {
-        private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
-        private final Map<String, ReceivedMessage> lastByBody = new ConcurrentHashMap<>();
-
-        MessageListener auto() {
-            return this::record;
-        }
-
-        MessageListener acking() {
-            return m -> {
-                record(m);
-                m.ack();
-            };
-        }
-
-        private void record(ReceivedMessage m) {
-            counts.computeIfAbsent(m.bodyAsString(), k -> new AtomicInteger()).incrementAndGet();
-            lastByBody.put(m.bodyAsString(), m);
-        }
-
-        ReceivedMessage last(String body) {
-            return lastByBody.get(body);
-        }
-
-        /** Waits for {@code n} deliveries of bodies {@code prefix0..}, then checks none is late, missing or doubled. */
-        void awaitExactlyOnce(String prefix, int n) {
-            String what = n == 1 ? prefix : prefix + "0.." + prefix + (n - 1);
-            await(what + " delivered").atMost(WAIT).until(() -> deliveries(prefix), greaterThanOrEqualTo(n));
-            await(what + " not delivered again").during(Duration.ofMillis(500)).atMost(WAIT).until(() -> deliveries(prefix), equalTo(n));
-            for (int i = 0; i < n; i++) {
-                String body = n == 1 ? prefix : prefix + i;
-                AtomicInteger c = counts.get(body);
-                assertThat(c == null ? 0 : c.get()).as("deliveries of %s", body).isEqualTo(1);
-            }
-        }
-
-        private int deliveries(String prefix) {
-            int sum = 0;
-            for (Map.Entry<String, AtomicInteger> e : counts.entrySet()) {
-                if (e.getKey().startsWith(prefix)) {
-                    sum += e.getValue().get();
-                }
-            }
-            return sum;
         }
     }
 }

@@ -1,8 +1,12 @@
 package io.fedbridge.broker.integration;
 
+import static org.awaitility.Awaitility.await;
+
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
 import io.fedbridge.core.ClientConfig;
+import io.fedbridge.core.FederationHeaders;
+import io.fedbridge.core.SubscriptionRequest;
 import io.fedbridge.core.StompConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,6 +62,19 @@ abstract class BrokerTestSupport {
         RawStomp r = RawStomp.connectTo(broker.connectUris().get(0));
         resources.add(0, r);
         return r;
+    }
+
+    /** Waits until {@code broker} advertises a bridge's network subscription on {@code destination}, so a topic send reaches it. */
+    protected void awaitNetworkSubscription(Broker broker, String destination) {
+        AtomicInteger seen = new AtomicInteger();
+        connect(broker, "tcp").subscribeAndWait(SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), m -> {
+            if (FederationHeaders.CONSUMER_ADDED.equals(m.header(FederationHeaders.ADVISORY))
+                    && destination.equals(m.header(FederationHeaders.ADVISORY_DESTINATION))
+                    && "true".equals(m.header(FederationHeaders.NETWORK_CONSUMER))) {
+                seen.incrementAndGet();
+            }
+        }, Duration.ofSeconds(15));
+        await("network subscription on " + destination).atMost(Duration.ofSeconds(15)).until(() -> seen.get() > 0);
     }
 
     @AfterEach

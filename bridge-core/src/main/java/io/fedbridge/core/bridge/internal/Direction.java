@@ -88,6 +88,8 @@ public final class Direction implements DemandRegistry.Route {
     private final String registryKey;
     private final String targetKey;
     private final String label;
+    private final PeerNames sourceNames;
+    private final PeerNames targetNames;
     private final Map<String, Demand> demands = new HashMap<>();
     private final Map<String, NetworkSub> subs = new HashMap<>();
     private final Map<String, NetworkSub> subByOrigin = new HashMap<>();
@@ -115,7 +117,15 @@ public final class Direction implements DemandRegistry.Route {
 
     public Direction(FederationBridge bridge, BridgeConfig config, StompConnection source, String sourceId,
                      StompConnection target, String targetId, String label) {
+        this(bridge, config, source, sourceId, PeerNames.AS_IS, target, targetId, PeerNames.AS_IS, label);
+    }
+
+    /** A direction whose source and target name destinations as {@code sourceNames} and {@code targetNames} say. */
+    public Direction(FederationBridge bridge, BridgeConfig config, StompConnection source, String sourceId, PeerNames sourceNames,
+                     StompConnection target, String targetId, PeerNames targetNames, String label) {
         this.bridge = bridge;
+        this.sourceNames = sourceNames;
+        this.targetNames = targetNames;
         this.config = config;
         this.source = source;
         this.target = target;
@@ -126,7 +136,9 @@ public final class Direction implements DemandRegistry.Route {
         this.label = config.name() + " (" + label + ")";
         StompHeaders connected = target.connectedHeaders();
         boolean ordered = connected != null && "true".equals(connected.get(FederationHeaders.ORDERED_RECEIPTS));
-        this.batchedReceipts = ordered && !config.filtersMayBlock();
+        // Not from RabbitMQ: with two network subscriptions on one connection (static and demand), its cumulative
+        // ack:client is not confined to one subscription, and messages went missing in RabbitMqInteropIT.
+        this.batchedReceipts = ordered && !config.filtersMayBlock() && sourceNames.dialect() != io.fedbridge.core.bridge.Dialect.RABBITMQ;
         this.receiptEvery = Math.max(1, Math.min(128, config.prefetchSize() / 2));
     }
 
@@ -255,7 +267,7 @@ public final class Direction implements DemandRegistry.Route {
     /** Subscribes for {@code originId}'s demand, joining a conduit subscription for it if there is one (under this lock). */
     private void activate(String originId) {
         Demand d = demands.get(originId);
-        if (d == null || subByOrigin.containsKey(originId)) {
+        if (d == null || subByOrigin.containsKey(originId) || coveredByStatic(d)) {
             return;
         }
         String key = d.destination() + "\u0000" + d.selector() + "\u0000"
@@ -274,6 +286,22 @@ public final class Direction implements DemandRegistry.Route {
         if (fresh) {
             subscribe(ns);
         }
+    }
+
+    /**
+     * A topic that a static subscription forwards already: a second network subscription would forward each message
+     * twice, and a foreign source gives the copies different ids (Artemis' multicast queues do), so nothing drops one.
+     */
+    private boolean coveredByStatic(Demand d) {
+        if (!d.destination().startsWith("/topic/") || d.selector() != null) {
+            return false;
+        }
+        for (String s : config.staticallyIncludedDestinations()) {
+            if (Wildcards.matches(s, d.destination())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Leaves {@code originId}'s subscription; the last member out unsubscribes once nothing is in flight (under this lock). */
@@ -295,7 +323,7 @@ public final class Direction implements DemandRegistry.Route {
         if (stopped) {
             return;
         }
-        SubscriptionRequest.Builder r = SubscriptionRequest.builder(ns.destination)
+        SubscriptionRequest.Builder r = sourceNames.subscription(ns.destination)
                 .ackMode(batchedReceipts ? AckMode.CLIENT : AckMode.CLIENT_INDIVIDUAL).selector(ns.selector)
                 .prefetch(config.prefetchSize())
                 .header(FederationHeaders.NETWORK_CONSUMER, "true")
@@ -305,8 +333,9 @@ public final class Direction implements DemandRegistry.Route {
         if (targetId != null) {
             r.header(FederationHeaders.EXCLUDE_BROKER, targetId);
         }
-        // ActiveMQ's names too, so foreign brokers honour the window and priority.
+        // ActiveMQ's and RabbitMQ's names too, so foreign brokers honour the window and priority.
         r.header("activemq.prefetchSize", Integer.toString(config.prefetchSize()));
+        r.header("prefetch-count", Integer.toString(config.prefetchSize()));
         if (config.decreaseNetworkConsumerPriority()) {
             String priority = Integer.toString(-Math.max(1, ns.path.size()));
             r.header(StompHeaders.CONSUMER_PRIORITY, priority);
@@ -357,7 +386,7 @@ public final class Direction implements DemandRegistry.Route {
         boolean replay;
         boolean dropped = false;
         try {
-            Outgoing out = forwardFrame(m);
+            Outgoing out = forwardFrame(ns, m);
             frame = out.frame();
             replay = out.replay();
             for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
@@ -676,18 +705,20 @@ public final class Direction implements DemandRegistry.Route {
     }
 
     /** The SEND that carries {@code m} on: one pass over its headers (this runs for every forwarded message). */
-    private Outgoing forwardFrame(ReceivedMessage m) {
+    private Outgoing forwardFrame(NetworkSub ns, ReceivedMessage m) {
         StompHeaders in = m.frame().headers();
-        StompHeaders h = new StompHeaders(in.size() + 4);
-        h.add(StompHeaders.DESTINATION, m.destination());
+        StompHeaders h = new StompHeaders(in.size() + 6);
+        h.add(StompHeaders.DESTINATION, sourceNames.fedbridgeName(m.destination(), ns.destination));
         String oldPath = null;
-        boolean hasFederationId = false;
+        String federationId = null;
         for (int i = 0; i < in.size(); i++) {
             String n = in.name(i);
             if (n.equals(FederationHeaders.BROKER_PATH)) {
                 oldPath = oldPath == null ? in.value(i) : oldPath; // the first occurrence wins, as in StompHeaders.get
             } else if (!NOT_FORWARDED.contains(n)) {
-                hasFederationId |= n.equals(FederationHeaders.FEDERATION_ID);
+                if (federationId == null && n.equals(FederationHeaders.FEDERATION_ID)) {
+                    federationId = in.value(i);
+                }
                 h.add(n, in.value(i));
             }
         }
@@ -695,14 +726,20 @@ public final class Direction implements DemandRegistry.Route {
         List<String> before = oldPath == null || oldPath.isEmpty() ? List.of() : FederationHeaders.parsePath(oldPath);
         h.add(FederationHeaders.BROKER_PATH, before.isEmpty() ? hop : oldPath + "," + hop);
         h.add(FederationHeaders.HOPS, Integer.toString(before.size() + 1));
-        if (!hasFederationId) {
-            h.add(FederationHeaders.FEDERATION_ID, hop + ":" + m.messageId());
+        if (federationId == null) {
+            federationId = hop + ":" + sourceNames.stableMessageId(m);
+            h.add(FederationHeaders.FEDERATION_ID, federationId);
         }
         boolean replay = before.contains(targetKey);
         if (replay) {
             // Going back toward a broker it came from: a replay (the source allowed it: no consumer here).
             h.set(FederationHeaders.REPLAYS, Integer.toString(replays(in.get(FederationHeaders.REPLAYS)) + 1));
         }
+        String replyTo = h.get(StompHeaders.REPLY_TO);
+        if (replyTo != null) {
+            h.set(StompHeaders.REPLY_TO, sourceNames.fedbridgeReplyTo(replyTo));
+        }
+        targetNames.prepareSend(h);
         return new Outgoing(new StompFrame(StompCommand.SEND, h, m.body()), replay);
     }
 }

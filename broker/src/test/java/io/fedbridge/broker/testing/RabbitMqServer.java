@@ -1,0 +1,205 @@
+package io.fedbridge.broker.testing;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real RabbitMQ node (Debian's {@code rabbitmq-server} package) with its STOMP plugin, started by a test and
+ * hermetic: its own node name, data, log and config under the test's directory, every listener on loopback (STOMP;
+ * Erlang distribution with {@code inet_dist_use_interface}; epmd with {@code ERL_EPMD_ADDRESS}), AMQP off. Ports
+ * stay the same across {@link #stopApp()}/{@link #startApp()} and {@link #restart()}, so a bridge's peer URI stays
+ * valid. The epmd daemon Erlang starts (loopback only) outlives the node: other nodes on this machine may share it.
+ *
+ * <p>Tests skip, printing {@link #unavailableReason()}, only where the package is not installed; {@code .ci/run}
+ * installs it.
+ */
+public final class RabbitMqServer implements AutoCloseable {
+
+    private static final Path SERVER = Path.of("/usr/lib/rabbitmq/bin/rabbitmq-server");
+    private static final Path CTL = Path.of("/usr/lib/rabbitmq/bin/rabbitmqctl");
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    private static final AtomicInteger NODES = new AtomicInteger();
+
+    private final Path dir;
+    private final String node;
+    private final int stompPort;
+    private final int distPort;
+    private Process process;
+
+    private RabbitMqServer(Path dir, String node, int stompPort, int distPort) {
+        this.dir = dir;
+        this.node = node;
+        this.stompPort = stompPort;
+        this.distPort = distPort;
+    }
+
+    /** Why no node can start here (the package is missing), or null if it can. */
+    public static String unavailableReason() {
+        if (!Files.isExecutable(SERVER) || !Files.isExecutable(CTL)) {
+            return "RabbitMQ is not installed (" + SERVER + " missing): apt-get install rabbitmq-server (.ci/run does)";
+        }
+        return null;
+    }
+
+    /** Starts a node keeping everything under {@code dir}; returns once its STOMP listener accepts connections. */
+    public static RabbitMqServer start(Path dir) throws IOException, InterruptedException {
+        String node = "fedbridge-" + ProcessHandle.current().pid() + "-" + NODES.incrementAndGet() + "@localhost";
+        // RabbitMQ cannot report a port the OS chose and must keep its ports across restarts: take free ones now.
+        RabbitMqServer r = new RabbitMqServer(dir, node, freePort(), freePort());
+        Files.createDirectories(dir.resolve("home"));
+        Files.createDirectories(dir.resolve("mnesia"));
+        Files.createDirectories(dir.resolve("log"));
+        Files.writeString(dir.resolve("rabbitmq.conf"), String.join("\n",
+                "listeners.tcp = none",
+                "stomp.listeners.tcp.1 = 127.0.0.1:" + r.stompPort, ""));
+        Files.writeString(dir.resolve("enabled_plugins"), "[rabbitmq_stomp].\n");
+        r.startNode();
+        return r;
+    }
+
+    private Map<String, String> environment() {
+        return Map.of(
+                "HOME", dir.resolve("home").toString(), // the Erlang cookie the node and rabbitmqctl share
+                "RABBITMQ_NODENAME", node,
+                "RABBITMQ_NODE_IP_ADDRESS", "127.0.0.1",
+                "ERL_EPMD_ADDRESS", "127.0.0.1",
+                "RABBITMQ_DIST_PORT", Integer.toString(distPort),
+                "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS", "-kernel inet_dist_use_interface {127,0,0,1}",
+                "RABBITMQ_MNESIA_BASE", dir.resolve("mnesia").toString(),
+                "RABBITMQ_LOG_BASE", dir.resolve("log").toString(),
+                "RABBITMQ_CONFIG_FILE", dir.resolve("rabbitmq.conf").toString(),
+                "RABBITMQ_ENABLED_PLUGINS_FILE", dir.resolve("enabled_plugins").toString());
+    }
+
+    private void startNode() throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(SERVER.toString()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.out").toFile()));
+        pb.environment().putAll(environment());
+        process = pb.start();
+        awaitStomp(true);
+    }
+
+    /** {@code tcp://127.0.0.1:PORT} of the STOMP listener (connect with {@code host=/}, RabbitMQ's default virtual host). */
+    public String stompUri() {
+        return "tcp://127.0.0.1:" + stompPort;
+    }
+
+    /** {@code rabbitmqctl stop_app}: the node stays, RabbitMQ stops (connections drop; durable queues keep their messages). */
+    public void stopApp() throws IOException, InterruptedException {
+        ctl("stop_app");
+        awaitStomp(false);
+    }
+
+    /** {@code rabbitmqctl start_app}; returns once STOMP accepts connections again. */
+    public void startApp() throws IOException, InterruptedException {
+        ctl("start_app");
+        awaitStomp(true);
+    }
+
+    /** Stops the node's process and starts a new one on the same data and ports. */
+    public void restart() throws IOException, InterruptedException {
+        stop();
+        startNode();
+    }
+
+    /** Runs {@code rabbitmqctl -n NODE args...} and returns its output; fails with the output if it fails. */
+    public String ctl(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new java.util.ArrayList<>(List.of(CTL.toString(), "-q", "-n", node));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(environment());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IOException("rabbitmqctl " + String.join(" ", args) + " on " + node + " failed: " + out);
+        }
+        return out;
+    }
+
+    /** Messages ready plus unacknowledged in {@code queue} (RabbitMQ's name, e.g. {@code orders} for {@code /queue/orders}). */
+    public long messageCount(String queue) throws IOException, InterruptedException {
+        for (String line : ctl("list_queues", "name", "messages").split("\n")) {
+            String[] cols = line.trim().split("\\s+");
+            if (cols.length == 2 && cols[0].equals(queue)) {
+                return Long.parseLong(cols[1]);
+            }
+        }
+        return 0;
+    }
+
+    private void awaitStomp(boolean open) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (open && process != null && !process.isAlive()) {
+                throw new IOException("RabbitMQ node " + node + " exited with " + process.exitValue() + ": " + logTail());
+            }
+            if (accepts() == open) {
+                return;
+            }
+            Thread.sleep(100); // polling a foreign process's port: nothing to wait on instead
+        }
+        throw new IOException("RabbitMQ node " + node + " STOMP port " + stompPort + (open ? " not open" : " still open")
+                + " after " + START_TIMEOUT + ": " + logTail());
+    }
+
+    private boolean accepts() {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), stompPort), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("server.out"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Shuts the node down ({@code rabbitmqctl shutdown}, or kills it if that fails) and waits for its process. */
+    public void stop() throws IOException, InterruptedException {
+        Process p = process;
+        process = null;
+        if (p == null) {
+            return;
+        }
+        try {
+            ctl("shutdown");
+        } catch (IOException e) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        stop();
+    }
+}
