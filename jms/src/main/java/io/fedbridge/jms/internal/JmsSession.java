@@ -1,0 +1,690 @@
+package io.fedbridge.jms.internal;
+
+import io.fedbridge.failover.FailoverClient;
+import io.fedbridge.failover.FailoverException;
+import io.fedbridge.failover.FailoverMessage;
+import io.fedbridge.failover.FailoverTransaction;
+import io.fedbridge.jms.FedbridgeDestination;
+import io.fedbridge.jms.FedbridgeQueue;
+import io.fedbridge.jms.FedbridgeTopic;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.Destination;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.JMSException;
+import jakarta.jms.MapMessage;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageListener;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.ObjectMessage;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueBrowser;
+import jakarta.jms.QueueReceiver;
+import jakarta.jms.QueueSender;
+import jakarta.jms.QueueSession;
+import jakarta.jms.Session;
+import jakarta.jms.StreamMessage;
+import jakarta.jms.TemporaryQueue;
+import jakarta.jms.TemporaryTopic;
+import jakarta.jms.TextMessage;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicPublisher;
+import jakarta.jms.TopicSession;
+import jakarta.jms.TopicSubscriber;
+import jakarta.jms.TransactionRolledBackException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A JMS session over its connection's failover client. Every consumer subscribes {@code client-individual} on the wire;
+ * the session acknowledges as its mode says: AUTO and DUPS_OK when {@code receive} returns or the listener returns
+ * (a listener that throws gets the message again, JMS 8.7); CLIENT on {@link Message#acknowledge()}, every message the
+ * session delivered so far; SESSION_TRANSACTED in a STOMP transaction at {@link #commit()}, with the sends.
+ *
+ * <p>Concurrency: JMS allows one thread at a time per session. The listener of each consumer runs on that consumer's
+ * thread holding {@link #deliveryLock}, so the session's listeners run one at a time. The lists of delivered messages
+ * are guarded by {@code this}.
+ */
+public final class JmsSession implements Session, QueueSession, TopicSession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JmsSession.class);
+
+    private final JmsConnection connection;
+    private final int mode;
+    private final ReentrantLock deliveryLock = new ReentrantLock();
+    private final List<JmsMessageConsumer> consumers = new CopyOnWriteArrayList<>();
+    private final List<JmsMessageProducer> producers = new CopyOnWriteArrayList<>();
+    /** CLIENT: delivered, not yet acknowledged. SESSION_TRANSACTED: consumed in the open transaction. */
+    private final List<FailoverMessage> delivered = new ArrayList<>();
+    /** Consumers closed while messages they delivered await acknowledge/commit/rollback: unsubscribed after it. */
+    private final List<JmsMessageConsumer> closing = new ArrayList<>();
+    private FailoverTransaction transaction;
+    private Throwable rollbackOnly;
+    private volatile boolean closed;
+    private volatile MessageListener sessionListener;
+
+    JmsSession(JmsConnection connection, int mode) {
+        this.connection = connection;
+        this.mode = mode;
+    }
+
+    JmsConnection connection() {
+        return connection;
+    }
+
+    FailoverClient client() throws IllegalStateException {
+        checkOpen();
+        return connection.client();
+    }
+
+    void checkOpen() throws IllegalStateException {
+        if (closed) {
+            throw Errors.closed("session");
+        }
+        connection.checkOpen();
+    }
+
+    int mode() {
+        return mode;
+    }
+
+    ReentrantLock deliveryLock() {
+        return deliveryLock;
+    }
+
+    boolean isDeliveryThread() {
+        return deliveryLock.isHeldByCurrentThread();
+    }
+
+    void awaitListenerIdle() {
+        if (!deliveryLock.isHeldByCurrentThread()) {
+            deliveryLock.lock();
+            deliveryLock.unlock();
+        }
+    }
+
+    boolean hasConsumerOn(FedbridgeDestination d) {
+        for (JmsMessageConsumer c : consumers) {
+            if (c.destination().equals(d) && !c.isClosed()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ delivery bookkeeping
+
+    /**
+     * Turns what a consumer got into the JMS message the application sees, and records it for the session's
+     * acknowledgement. AUTO and DUPS_OK: {@code autoAck} acknowledges now (receive) or the caller does after the
+     * listener ({@link #afterListener}).
+     */
+    JmsMessage delivered(FailoverMessage f, boolean autoAckNow) throws JMSException {
+        JmsMessage m;
+        try {
+            m = MessageMapping.fromStomp(f, connection.config().trustedPackages(), connection.config().trustAllPackages());
+        } catch (JMSException | RuntimeException e) {
+            f.nack();
+            throw Errors.jms("cannot read message " + f.messageId() + " from " + f.destination(), e);
+        }
+        switch (mode) {
+            case Session.CLIENT_ACKNOWLEDGE -> {
+                synchronized (this) {
+                    delivered.add(f);
+                }
+                m.acknowledger(this::acknowledge);
+            }
+            case Session.SESSION_TRANSACTED -> {
+                synchronized (this) {
+                    delivered.add(f);
+                }
+            }
+            default -> {
+                if (autoAckNow) {
+                    f.ack();
+                }
+            }
+        }
+        return m;
+    }
+
+    /** AUTO/DUPS_OK after a listener: acknowledged if it returned, redelivered if it threw (JMS 8.7). */
+    void afterListener(FailoverMessage f, boolean threw) {
+        if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
+            if (threw) {
+                f.nack();
+            } else {
+                f.ack();
+            }
+        }
+    }
+
+    /** Whether messages delivered by {@code c} still await the session's acknowledge, commit or rollback. */
+    synchronized boolean holdsMessagesOf(JmsMessageConsumer c) {
+        for (FailoverMessage f : delivered) {
+            if (f.subscription() == c.subscription()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    synchronized void closeLater(JmsMessageConsumer c) {
+        closing.add(c);
+    }
+
+    private void finishClosing() {
+        List<JmsMessageConsumer> done;
+        synchronized (this) {
+            done = new ArrayList<>(closing);
+            closing.clear();
+        }
+        for (JmsMessageConsumer c : done) {
+            c.endSubscription();
+        }
+    }
+
+    /** CLIENT_ACKNOWLEDGE: every message this session delivered so far (JMS 6.2.10). */
+    void acknowledge() throws JMSException {
+        checkOpen();
+        if (mode != Session.CLIENT_ACKNOWLEDGE) {
+            return;
+        }
+        List<FailoverMessage> batch;
+        synchronized (this) {
+            batch = new ArrayList<>(delivered);
+            delivered.clear();
+        }
+        for (FailoverMessage f : batch) {
+            f.ack();
+        }
+        finishClosing();
+    }
+
+    // ------------------------------------------------------------------ transactions
+
+    @Override
+    public boolean getTransacted() throws JMSException {
+        checkOpen();
+        return mode == Session.SESSION_TRANSACTED;
+    }
+
+    @Override
+    public int getAcknowledgeMode() throws JMSException {
+        checkOpen();
+        return mode;
+    }
+
+    /** Sends inside the session's transaction, begun on first use. */
+    void sendInTransaction(io.fedbridge.core.Message m) throws JMSException {
+        synchronized (this) {
+            if (rollbackOnly != null) {
+                throw Errors.jms("the transaction was rolled back at a failover; call rollback()", rollbackOnly);
+            }
+            try {
+                if (transaction == null) {
+                    transaction = client().begin();
+                }
+                transaction.send(m);
+            } catch (io.fedbridge.failover.TransactionRolledBackException e) {
+                rollbackOnly = e;
+                throw Errors.jms("send to " + m.destination() + " in a transaction", e);
+            } catch (FailoverException e) {
+                throw Errors.jms("send to " + m.destination() + " in a transaction", e);
+            }
+        }
+    }
+
+    @Override
+    public void commit() throws JMSException {
+        checkOpen();
+        if (mode != Session.SESSION_TRANSACTED) {
+            throw new IllegalStateException("commit() needs a transacted session, but this one is not (JMS 6.2.6)");
+        }
+        List<FailoverMessage> consumed;
+        FailoverTransaction tx;
+        Throwable doomed;
+        synchronized (this) {
+            consumed = new ArrayList<>(delivered);
+            delivered.clear();
+            tx = transaction;
+            transaction = null;
+            doomed = rollbackOnly;
+            rollbackOnly = null;
+        }
+        try {
+            if (doomed != null) {
+                throw new io.fedbridge.failover.TransactionRolledBackException(tx == null ? null : tx.id(),
+                        "the transaction was rolled back at a failover", doomed);
+            }
+            if (tx == null && consumed.isEmpty()) {
+                return;
+            }
+            if (tx == null) {
+                tx = client().begin();
+            }
+            for (FailoverMessage f : consumed) {
+                f.ack(tx);
+            }
+            tx.commit();
+        } catch (io.fedbridge.failover.TransactionInDoubtException e) {
+            throw Errors.jms("commit", e);
+        } catch (FailoverException | IllegalStateException e) {
+            abortQuietly(tx);
+            nackAll(consumed);
+            TransactionRolledBackException x = new TransactionRolledBackException("commit failed and the transaction was "
+                    + "rolled back (its messages come again): " + e.getMessage());
+            x.setLinkedException(e);
+            x.initCause(e);
+            throw x;
+        } finally {
+            finishClosing();
+        }
+    }
+
+    @Override
+    public void rollback() throws JMSException {
+        checkOpen();
+        if (mode != Session.SESSION_TRANSACTED) {
+            throw new IllegalStateException("rollback() needs a transacted session, but this one is not (JMS 6.2.6)");
+        }
+        rollbackQuietly();
+    }
+
+    private void rollbackQuietly() {
+        List<FailoverMessage> consumed;
+        FailoverTransaction tx;
+        synchronized (this) {
+            consumed = new ArrayList<>(delivered);
+            delivered.clear();
+            tx = transaction;
+            transaction = null;
+            rollbackOnly = null;
+        }
+        abortQuietly(tx);
+        nackAll(consumed);
+        finishClosing();
+    }
+
+    private static void abortQuietly(FailoverTransaction tx) {
+        if (tx != null && tx.isOpen()) {
+            try {
+                tx.abort();
+            } catch (RuntimeException e) {
+                LOG.debug("abort of {} failed: {}", tx.id(), e.toString());
+            }
+        }
+    }
+
+    private static void nackAll(List<FailoverMessage> messages) {
+        for (FailoverMessage f : messages) {
+            try {
+                f.nack();
+            } catch (RuntimeException e) {
+                LOG.debug("nack of {} failed (it is redelivered anyway): {}", f.messageId(), e.toString());
+            }
+        }
+    }
+
+    /** CLIENT: the unacknowledged messages come again, marked redelivered (JMS 6.2.11). */
+    @Override
+    public void recover() throws JMSException {
+        checkOpen();
+        if (mode == Session.SESSION_TRANSACTED) {
+            throw new IllegalStateException("recover() is for non-transacted sessions; use rollback() (JMS 6.2.11)");
+        }
+        List<FailoverMessage> batch;
+        synchronized (this) {
+            batch = new ArrayList<>(delivered);
+            delivered.clear();
+        }
+        nackAll(batch);
+        finishClosing();
+    }
+
+    // ------------------------------------------------------------------ messages
+
+    @Override
+    public BytesMessage createBytesMessage() throws JMSException {
+        checkOpen();
+        return new JmsBytesMessage();
+    }
+
+    @Override
+    public MapMessage createMapMessage() throws JMSException {
+        checkOpen();
+        return new JmsMapMessage();
+    }
+
+    @Override
+    public Message createMessage() throws JMSException {
+        checkOpen();
+        return new JmsMessage();
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage() throws JMSException {
+        checkOpen();
+        return new JmsObjectMessage(connection.config().trustedPackages(), connection.config().trustAllPackages());
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage(Serializable object) throws JMSException {
+        ObjectMessage m = createObjectMessage();
+        m.setObject(object);
+        return m;
+    }
+
+    @Override
+    public StreamMessage createStreamMessage() throws JMSException {
+        checkOpen();
+        return new JmsStreamMessage();
+    }
+
+    @Override
+    public TextMessage createTextMessage() throws JMSException {
+        checkOpen();
+        return new JmsTextMessage();
+    }
+
+    @Override
+    public TextMessage createTextMessage(String text) throws JMSException {
+        TextMessage m = createTextMessage();
+        m.setText(text);
+        return m;
+    }
+
+    // ------------------------------------------------------------------ producers and consumers
+
+    @Override
+    public MessageProducer createProducer(Destination destination) throws JMSException {
+        return newProducer(destination);
+    }
+
+    JmsMessageProducer newProducer(Destination destination) throws JMSException {
+        checkOpen();
+        FedbridgeDestination d = destination == null ? null : MessageMapping.destination(destination, "destination");
+        JmsMessageProducer p = new JmsMessageProducer(this, d);
+        producers.add(p);
+        return p;
+    }
+
+    void removed(JmsMessageProducer p) {
+        producers.remove(p);
+    }
+
+    void removed(JmsMessageConsumer c) {
+        consumers.remove(c);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination) throws JMSException {
+        return createConsumer(destination, null, false);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String selector) throws JMSException {
+        return createConsumer(destination, selector, false);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String selector, boolean noLocal) throws JMSException {
+        return newConsumer(destination, selector, noLocal, null);
+    }
+
+    JmsMessageConsumer newConsumer(Destination destination, String selector, boolean noLocal, String durableName)
+            throws JMSException {
+        checkOpen();
+        if (destination == null) {
+            throw new jakarta.jms.InvalidDestinationException("destination must not be null");
+        }
+        FedbridgeDestination d = MessageMapping.destination(destination, "destination");
+        TemporaryDestinations.checkConsumable(d, connection);
+        if (noLocal && d instanceof Topic) {
+            throw new JMSException("noLocal=true is not supported by fedbridge-jms: the broker has no way to skip a "
+                    + "connection's own messages; filter on a property with a selector instead");
+        }
+        JmsMessageConsumer c = new JmsMessageConsumer(this, d, selector, durableName);
+        consumers.add(c);
+        return c;
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name) throws JMSException {
+        return createDurableSubscriber(topic, name, null, false);
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name, String selector, boolean noLocal)
+            throws JMSException {
+        return durable(topic, name, selector, noLocal);
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
+        return durable(topic, name, null, false);
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name, String selector, boolean noLocal)
+            throws JMSException {
+        return durable(topic, name, selector, noLocal);
+    }
+
+    private JmsMessageConsumer durable(Topic topic, String name, String selector, boolean noLocal) throws JMSException {
+        checkOpen();
+        if (name == null || name.isBlank()) {
+            throw new JMSException("durable subscription name must not be blank, but was '" + name + "'");
+        }
+        if (topic == null) {
+            throw new jakarta.jms.InvalidDestinationException("topic must not be null");
+        }
+        if (connection.getClientID() == null) {
+            throw new IllegalStateException("an unshared durable subscription needs the connection's client ID (JMS 8.3.1): "
+                    + "set clientID on the connection factory or call setClientID first");
+        }
+        if (topic instanceof TemporaryTopic) {
+            throw new jakarta.jms.InvalidDestinationException("a durable subscription cannot be on a temporary topic");
+        }
+        if (!connection.activateDurable(name)) {
+            throw new IllegalStateException("durable subscription '" + name + "' already has an active consumer on this "
+                    + "connection (JMS 8.3.1: one at a time)");
+        }
+        try {
+            return newConsumer(topic, selector, noLocal, name);
+        } catch (JMSException | RuntimeException e) {
+            connection.deactivateDurable(name);
+            throw e;
+        }
+    }
+
+    private static JMSException noShared() {
+        return new JMSException("shared subscriptions (createSharedConsumer, createSharedDurableConsumer) are not supported "
+                + "by fedbridge-jms: a fedbridge topic subscription has exactly one consumer; use a queue for competing "
+                + "consumers, or one durable subscriber per client ID");
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String name) throws JMSException {
+        checkOpen();
+        throw noShared();
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String name, String selector) throws JMSException {
+        checkOpen();
+        throw noShared();
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
+        checkOpen();
+        throw noShared();
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String selector) throws JMSException {
+        checkOpen();
+        throw noShared();
+    }
+
+    /**
+     * Deletes durable subscription {@code name} of the connection's client ID on the broker the connection is on
+     * (JMS 8.3.3). A broker keeps durable subscriptions of its own: one made on another broker of the federation before
+     * a failover stays there.
+     */
+    @Override
+    public void unsubscribe(String name) throws JMSException {
+        checkOpen();
+        if (connection.isDurableActive(name)) {
+            throw new IllegalStateException("durable subscription '" + name + "' has an active consumer: close it before "
+                    + "unsubscribe (JMS 8.3.3)");
+        }
+        if (connection.getClientID() == null) {
+            throw new IllegalStateException("unsubscribe needs the connection's client ID (set clientID)");
+        }
+        try {
+            // STOMP removes a durable subscription with an UNSUBSCRIBE that names it, on a subscription of this
+            // connection: attach to it (with a topic of its own, which replaces it on a broker that had it) and remove it.
+            io.fedbridge.failover.FailoverSubscription s = client().subscribe(io.fedbridge.core.SubscriptionRequest
+                    .builder("/topic/fedbridge.jms.unsubscribe").ackMode(io.fedbridge.core.AckMode.CLIENT_INDIVIDUAL)
+                    .prefetch(1).header(JmsMessageConsumer.DURABLE_NAME, name).build());
+            s.unsubscribe(Map.of(JmsMessageConsumer.DURABLE_NAME, name));
+        } catch (RuntimeException e) {
+            throw Errors.jms("unsubscribe of durable subscription '" + name + "'", e);
+        }
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue) throws JMSException {
+        return createBrowser(queue, null);
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue, String selector) throws JMSException {
+        checkOpen();
+        throw new JMSException("QueueBrowser is not supported by fedbridge-jms: STOMP has no way to look at a queue "
+                + "without consuming");
+    }
+
+    @Override
+    public Queue createQueue(String name) throws JMSException {
+        checkOpen();
+        try {
+            return new FedbridgeQueue(name);
+        } catch (IllegalArgumentException e) {
+            throw new jakarta.jms.InvalidDestinationException(e.getMessage());
+        }
+    }
+
+    @Override
+    public Topic createTopic(String name) throws JMSException {
+        checkOpen();
+        try {
+            return new FedbridgeTopic(name);
+        } catch (IllegalArgumentException e) {
+            throw new jakarta.jms.InvalidDestinationException(e.getMessage());
+        }
+    }
+
+    @Override
+    public TemporaryQueue createTemporaryQueue() throws JMSException {
+        checkOpen();
+        return connection.newTemporaryQueue();
+    }
+
+    @Override
+    public TemporaryTopic createTemporaryTopic() throws JMSException {
+        checkOpen();
+        return connection.newTemporaryTopic();
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue) throws JMSException {
+        return newConsumer(queue, null, false, null);
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue, String selector) throws JMSException {
+        return newConsumer(queue, selector, false, null);
+    }
+
+    @Override
+    public QueueSender createSender(Queue queue) throws JMSException {
+        return newProducer(queue);
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
+        return newConsumer(topic, null, false, null);
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic, String selector, boolean noLocal) throws JMSException {
+        return newConsumer(topic, selector, noLocal, null);
+    }
+
+    @Override
+    public TopicPublisher createPublisher(Topic topic) throws JMSException {
+        return newProducer(topic);
+    }
+
+    // ------------------------------------------------------------------ the rest
+
+    /** The session-wide listener of the application-server facility (JMS 8.6): not supported. */
+    @Override
+    public MessageListener getMessageListener() throws JMSException {
+        checkOpen();
+        return sessionListener;
+    }
+
+    @Override
+    public void setMessageListener(MessageListener listener) throws JMSException {
+        checkOpen();
+        throw new JMSException("Session.setMessageListener (an application-server facility) is not supported; set the "
+                + "listener on a MessageConsumer");
+    }
+
+    @Override
+    public void run() {
+        throw new UnsupportedOperationException("Session.run (an application-server facility) is not supported");
+    }
+
+    @Override
+    public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
+        for (JmsMessageConsumer c : consumers) {
+            c.closeForSession();
+        }
+        if (mode == Session.SESSION_TRANSACTED) {
+            rollbackQuietly();
+        } else {
+            List<FailoverMessage> batch;
+            synchronized (this) {
+                batch = new ArrayList<>(delivered);
+                delivered.clear();
+            }
+            nackAll(batch);
+            finishClosing();
+        }
+        closed = true;
+        for (JmsMessageConsumer c : consumers) {
+            c.endSubscription();
+        }
+        consumers.clear();
+        producers.clear();
+        connection.removed(this);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+}
