@@ -14,7 +14,7 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * A message whose body is a stream of bytes, written and read in Java's {@code DataOutput} format (JMS 3.11.x
+ * A message whose body is a stream of bytes, written and read in Java's {@code DataOutput} format (JMS 3.11
  * BytesMessage); the STOMP body is exactly those bytes. Write-only until sent (or {@link #reset()}), then read-only.
  */
 public final class JmsBytesMessage extends JmsMessage implements BytesMessage {

@@ -202,7 +202,7 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
         return e;
     }
 
-    /** Durable subscription names active on this connection: one consumer each (JMS 8.3.1). */
+    /** Durable subscription names active on this connection: one consumer each (JMS 8.3.3). */
     boolean activateDurable(String name) {
         return activeDurables.add(name);
     }
@@ -346,7 +346,7 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
     }
 
     private static JMSException noConnectionConsumer() {
-        return new JMSException("ConnectionConsumer (the application-server facility of JMS 8.6) is not supported by "
+        return new JMSException("ConnectionConsumer (an application-server facility) is not supported by "
                 + "fedbridge-jms; use a MessageListener");
     }
 

@@ -13,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
-/** The JMSContext producer: settings and properties applied to each message it sends (JMS 7.x simplified API). */
+/** The JMSContext producer: settings and properties applied to each message it sends (JMS 7.4-7.10). */
 final class JmsContextProducer implements JMSProducer {
 
     private final JmsMessageProducer producer;

@@ -19,7 +19,7 @@ import java.util.Set;
  */
 public class JmsMessage implements Message {
 
-    /** JMS 3.8.1.1: words that cannot be property names. */
+    /** JMS 3.8.1: words that cannot be property names. */
     private static final Set<String> SELECTOR_WORDS = Set.of("NULL", "TRUE", "FALSE", "NOT", "AND", "OR", "BETWEEN",
             "LIKE", "IN", "IS", "ESCAPE");
 
@@ -48,7 +48,7 @@ public class JmsMessage implements Message {
         this.acknowledger = a;
     }
 
-    /** After receipt: properties and body read-only until cleared (JMS 3.5.5, 3.11.2). */
+    /** After receipt: properties and body read-only until cleared (JMS 3.10, 3.11.2). */
     void makeReadOnly() {
         propertiesReadOnly = true;
         bodyReadOnly = true;
@@ -388,7 +388,7 @@ public class JmsMessage implements Message {
         }
         if (SELECTOR_WORDS.contains(name.toUpperCase(java.util.Locale.ROOT))) {
             throw new IllegalArgumentException("property name must not be a selector keyword " + SELECTOR_WORDS
-                    + " (JMS 3.8.1.1), but was '" + name + "'");
+                    + " (JMS 3.8.1), but was '" + name + "'");
         }
         if (MessageMapping.RESERVED_PROPERTY_NAMES.contains(name)) {
             throw new IllegalArgumentException("property name '" + name + "' is reserved: it is the STOMP header of a JMS "

@@ -245,7 +245,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
     public void commit() throws JMSException {
         checkOpen();
         if (mode != Session.SESSION_TRANSACTED) {
-            throw new IllegalStateException("commit() needs a transacted session, but this one is not (JMS 6.2.6)");
+            throw new IllegalStateException("commit() needs a transacted session, but this one is not (JMS 6.2.7)");
         }
         List<FailoverMessage> consumed;
         FailoverTransaction tx;
@@ -292,7 +292,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
     public void rollback() throws JMSException {
         checkOpen();
         if (mode != Session.SESSION_TRANSACTED) {
-            throw new IllegalStateException("rollback() needs a transacted session, but this one is not (JMS 6.2.6)");
+            throw new IllegalStateException("rollback() needs a transacted session, but this one is not (JMS 6.2.7)");
         }
         rollbackQuietly();
     }
@@ -332,12 +332,12 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         }
     }
 
-    /** CLIENT: the unacknowledged messages come again, marked redelivered (JMS 6.2.11). */
+    /** CLIENT: the unacknowledged messages come again, marked redelivered (JMS 6.2.10). */
     @Override
     public void recover() throws JMSException {
         checkOpen();
         if (mode == Session.SESSION_TRANSACTED) {
-            throw new IllegalStateException("recover() is for non-transacted sessions; use rollback() (JMS 6.2.11)");
+            throw new IllegalStateException("recover() is for non-transacted sessions; use rollback() (JMS 6.2.10)");
         }
         List<FailoverMessage> batch;
         synchronized (this) {
@@ -486,7 +486,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
             throw new jakarta.jms.InvalidDestinationException("topic must not be null");
         }
         if (connection.getClientID() == null) {
-            throw new IllegalStateException("an unshared durable subscription needs the connection's client ID (JMS 8.3.1): "
+            throw new IllegalStateException("an unshared durable subscription needs the connection's client ID (JMS 8.3.3): "
                     + "set clientID on the connection factory or call setClientID first");
         }
         if (topic instanceof TemporaryTopic) {
@@ -494,7 +494,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         }
         if (!connection.activateDurable(name)) {
             throw new IllegalStateException("durable subscription '" + name + "' already has an active consumer on this "
-                    + "connection (JMS 8.3.1: one at a time)");
+                    + "connection (JMS 8.3.3: one at a time)");
         }
         try {
             return newConsumer(topic, selector, noLocal, name);
@@ -637,7 +637,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
 
     // ------------------------------------------------------------------ the rest
 
-    /** The session-wide listener of the application-server facility (JMS 8.6): not supported. */
+    /** The session-wide listener of the application-server facility: not supported. */
     @Override
     public MessageListener getMessageListener() throws JMSException {
         checkOpen();

@@ -231,7 +231,7 @@ public final class JmsStreamMessage extends JmsMessage implements StreamMessage 
 
     @Override
     public <T> T getBody(Class<T> c) throws JMSException {
-        throw new MessageFormatException("a StreamMessage has no body getBody can return (JMS 3.11.x)");
+        throw new MessageFormatException("a StreamMessage has no body getBody can return (JMS 3.11)");
     }
 
     @Override

@@ -3,7 +3,7 @@ package io.fedbridge.jms.internal;
 import jakarta.jms.JMSException;
 import jakarta.jms.TextMessage;
 
-/** A message whose body is a String (JMS 3.11.x TextMessage); UTF-8 on the wire. */
+/** A message whose body is a String (JMS 3.11 TextMessage); UTF-8 on the wire. */
 public final class JmsTextMessage extends JmsMessage implements TextMessage {
 
     private String text;

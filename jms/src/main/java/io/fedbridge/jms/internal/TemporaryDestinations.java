@@ -4,7 +4,7 @@ import io.fedbridge.jms.FedbridgeDestination;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSException;
 
-/** Ownership rules of temporary destinations (JMS 4.4.3 / 6.2.2 of Jakarta Messaging 3.1). */
+/** Ownership rules of temporary destinations (Jakarta Messaging 3.1: 4.1.5, 4.2.7, 6.2.2). */
 final class TemporaryDestinations {
 
     private TemporaryDestinations() {
