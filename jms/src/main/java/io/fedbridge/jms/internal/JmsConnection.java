@@ -53,6 +53,8 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
     private final List<JmsSession> sessions = new CopyOnWriteArrayList<>();
     private final Set<String> deletedTemporaries = ConcurrentHashMap.newKeySet();
     private final Set<String> activeDurables = ConcurrentHashMap.newKeySet();
+    /** Our temporary destinations' names as the broker has them ({@code /temp-queue/@OWNER@NAME}), learned by a probe. */
+    private final java.util.Map<String, String> brokerNames = new ConcurrentHashMap<>();
     private final boolean clientIdFromFactory;
     private volatile FailoverClient client;
     private volatile String clientId;
@@ -81,6 +83,9 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
     }
 
     private void onEvent(FailoverEvent event) {
+        if (event instanceof FailoverEvent.Connected c && c.reconnect()) {
+            brokerNames.clear(); // a new STOMP connection owns our temporary destinations under new names
+        }
         if (event instanceof FailoverEvent.GaveUp gaveUp) {
             ExceptionListener l = exceptionListener;
             LOG.warn("JMS connection {} lost for good: {}", number, gaveUp.failure().getMessage());
@@ -225,6 +230,55 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
     JmsTemporaryTopic newTemporaryTopic() throws JMSException {
         checkOpen();
         return new JmsTemporaryTopic(FedbridgeDestination.TEMP_TOPIC_PREFIX + "jms-" + UUID.randomUUID(), this);
+    }
+
+    /**
+     * The name under which {@code sender} must address {@code d}. A fedbridge broker names a temporary destination after
+     * the STOMP connection that first uses it ({@code /temp-queue/X} becomes {@code /temp-queue/@OWNER@X}), so another
+     * connection, even in this JVM, must use the owner's full name; the owner itself uses the short one.
+     */
+    static String wireName(FedbridgeDestination d, JmsConnection sender) throws JMSException {
+        JmsConnection owner = TemporaryDestinations.owner(d);
+        if (owner == null || owner == sender) {
+            return d.stompName();
+        }
+        return owner.brokerName(d);
+    }
+
+    /** Header of the probe message that learns a temporary destination's broker name; consumers never see it. */
+    static final String PROBE = "JMS_fedbridge_probe";
+
+    String brokerName(FedbridgeDestination d) throws JMSException {
+        checkOpen();
+        String known = brokerNames.get(d.stompName());
+        if (known != null) {
+            return known;
+        }
+        synchronized (d) {
+            known = brokerNames.get(d.stompName());
+            if (known != null) {
+                return known;
+            }
+            String probe = UUID.randomUUID().toString();
+            FailoverClient c = client;
+            try (io.fedbridge.failover.FailoverSubscription s = c.subscribe(io.fedbridge.core.SubscriptionRequest
+                    .builder(d.stompName()).ackMode(io.fedbridge.core.AckMode.CLIENT_INDIVIDUAL)
+                    .selector(PROBE + " = '" + probe + "'").build())) {
+                c.send(io.fedbridge.core.Message.builder(d.stompName()).header(PROBE, probe).persistent(false).build());
+                io.fedbridge.failover.FailoverMessage m = s.receive(java.time.Duration.ofSeconds(10));
+                if (m == null) {
+                    throw new JMSException("the broker did not show its name for temporary destination " + d + " within 10 s");
+                }
+                m.ack();
+                brokerNames.put(d.stompName(), m.destination());
+                return m.destination();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new JMSException("interrupted while learning the broker's name for " + d);
+            } catch (RuntimeException e) {
+                throw Errors.jms("cannot learn the broker's name for temporary destination " + d, e);
+            }
+        }
     }
 
     boolean isDeleted(FedbridgeDestination d) {

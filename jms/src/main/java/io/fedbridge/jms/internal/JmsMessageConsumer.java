@@ -58,8 +58,13 @@ public final class JmsMessageConsumer implements QueueReceiver, TopicSubscriber 
                 throw x;
             }
         }
+        String wireSelector = this.selector;
+        if (TemporaryDestinations.isTemporary(destination)) {
+            // probes that learn the broker's name of the destination are not for the application
+            wireSelector = JmsConnection.PROBE + " IS NULL" + (this.selector == null ? "" : " AND (" + this.selector + ")");
+        }
         SubscriptionRequest.Builder r = SubscriptionRequest.builder(destination.stompName())
-                .ackMode(AckMode.CLIENT_INDIVIDUAL).selector(this.selector)
+                .ackMode(AckMode.CLIENT_INDIVIDUAL).selector(wireSelector)
                 .prefetch(session.connection().config().prefetch());
         if (durableName != null) {
             r.header(DURABLE_NAME, durableName);

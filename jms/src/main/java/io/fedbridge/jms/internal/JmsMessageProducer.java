@@ -285,7 +285,7 @@ public final class JmsMessageProducer implements QueueSender, TopicPublisher {
         message.setJMSMessageID(disableMessageId ? null : "ID:" + UUID.randomUUID());
         io.fedbridge.core.Message stomp;
         try {
-            stomp = MessageMapping.toStomp(message, to);
+            stomp = MessageMapping.toStomp(message, to, session.connection());
         } catch (IllegalArgumentException e) {
             throw new jakarta.jms.MessageFormatException(e.getMessage());
         }

@@ -596,13 +596,17 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
         checkOpen();
-        return connection.newTemporaryQueue();
+        JmsTemporaryQueue q = connection.newTemporaryQueue();
+        connection.brokerName(q); // now, while no consumer of it exists
+        return q;
     }
 
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
         checkOpen();
-        return connection.newTemporaryTopic();
+        JmsTemporaryTopic t = connection.newTemporaryTopic();
+        connection.brokerName(t);
+        return t;
     }
 
     @Override

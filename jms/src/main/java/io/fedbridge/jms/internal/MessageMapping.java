@@ -67,8 +67,9 @@ final class MessageMapping {
     // ------------------------------------------------------------------ sending
 
     /** The STOMP message for {@code m}, whose header fields the producer has set. Works for any provider's message. */
-    static io.fedbridge.core.Message toStomp(Message m, FedbridgeDestination destination) throws JMSException {
-        io.fedbridge.core.Message.Builder b = io.fedbridge.core.Message.builder(destination.stompName());
+    static io.fedbridge.core.Message toStomp(Message m, FedbridgeDestination destination, JmsConnection sender)
+            throws JMSException {
+        io.fedbridge.core.Message.Builder b = io.fedbridge.core.Message.builder(JmsConnection.wireName(destination, sender));
         if (m.getJMSMessageID() != null) {
             b.header(MESSAGE_ID, m.getJMSMessageID());
         }
@@ -76,7 +77,7 @@ final class MessageMapping {
             b.header(StompHeaders.CORRELATION_ID, m.getJMSCorrelationID());
         }
         if (m.getJMSReplyTo() != null) {
-            b.header(StompHeaders.REPLY_TO, destination(m.getJMSReplyTo(), "JMSReplyTo").stompName());
+            b.header(StompHeaders.REPLY_TO, JmsConnection.wireName(destination(m.getJMSReplyTo(), "JMSReplyTo"), sender));
         }
         b.header(StompHeaders.PRIORITY, Integer.toString(m.getJMSPriority()));
         if (m.getJMSExpiration() != 0) {
