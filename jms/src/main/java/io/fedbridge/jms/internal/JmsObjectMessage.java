@@ -89,7 +89,7 @@ public final class JmsObjectMessage extends JmsMessage implements ObjectMessage 
             c = c.getComponentType();
         }
         if (c.isPrimitive() || c == String.class || c == Boolean.class || c == Character.class || Number.class.isAssignableFrom(c)
-                && c.getPackageName().equals("java.lang") || c == Number.class || c == Enum.class) {
+                && c.getPackageName().equals("java.lang") || c == Number.class || c == Enum.class || c == Object.class) {
             return ObjectInputFilter.Status.ALLOWED;
         }
         String pkg = c.getPackageName();
