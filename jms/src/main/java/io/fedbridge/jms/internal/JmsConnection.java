@@ -53,6 +53,7 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
     private final List<JmsSession> sessions = new CopyOnWriteArrayList<>();
     private final Set<String> deletedTemporaries = ConcurrentHashMap.newKeySet();
     private final Set<String> activeDurables = ConcurrentHashMap.newKeySet();
+    private final SharedSubscriptions shared = new SharedSubscriptions();
     /** Our temporary destinations' names as the broker has them ({@code /temp-queue/@OWNER@NAME}), learned by a probe. */
     private final java.util.Map<String, String> brokerNames = new ConcurrentHashMap<>();
     private final boolean clientIdFromFactory;
@@ -86,7 +87,7 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
         if (event instanceof FailoverEvent.Connected c && c.reconnect()) {
             brokerNames.clear(); // a new STOMP connection owns our temporary destinations under new names
         }
-        if (event instanceof FailoverEvent.GaveUp gaveUp) {
+        if (event instanceof FailoverEvent.GaveUp gaveUp && client != null) { // not while connect() still throws
             ExceptionListener l = exceptionListener;
             LOG.warn("JMS connection {} lost for good: {}", number, gaveUp.failure().getMessage());
             if (l != null) {
@@ -205,6 +206,10 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
         e.setLinkedException(cause);
         e.initCause(cause);
         return e;
+    }
+
+    SharedSubscriptions shared() {
+        return shared;
     }
 
     /** Durable subscription names active on this connection: one consumer each (JMS 8.3.3). */

@@ -38,6 +38,7 @@ public final class JmsMessageConsumer implements QueueReceiver, TopicSubscriber 
     private final String selector;
     private final String durableName;
     private final FailoverSubscription subscription;
+    private final String sharedKey;
     private volatile MessageListener listener;
     private volatile Thread listenerThread;
     private volatile boolean closed;
@@ -45,7 +46,14 @@ public final class JmsMessageConsumer implements QueueReceiver, TopicSubscriber 
 
     JmsMessageConsumer(JmsSession session, FedbridgeDestination destination, String selector, String durableName)
             throws JMSException {
+        this(session, destination, selector, durableName, null);
+    }
+
+    /** @param sharedKey the shared subscription this consumer joins ({@link SharedSubscriptions#key}), or null */
+    JmsMessageConsumer(JmsSession session, FedbridgeDestination destination, String selector, String durableName,
+                       String sharedKey) throws JMSException {
         this.session = session;
+        this.sharedKey = sharedKey;
         this.destination = destination;
         this.selector = selector == null || selector.isBlank() ? null : selector.trim();
         this.durableName = durableName;
@@ -69,12 +77,16 @@ public final class JmsMessageConsumer implements QueueReceiver, TopicSubscriber 
         if (durableName != null) {
             r.header(DURABLE_NAME, durableName);
         }
-        try {
-            this.subscription = session.client().subscribe(r.build());
-        } catch (RuntimeException e) {
-            throw Errors.jms("cannot subscribe to " + destination + (durableName == null ? "" : " as durable subscription '"
-                    + durableName + "'"), e);
-        }
+        SharedSubscriptions.Subscribe subscribe = () -> {
+            try {
+                return session.client().subscribe(r.build());
+            } catch (RuntimeException e) {
+                throw Errors.jms("cannot subscribe to " + destination + (durableName == null ? "" : " as durable subscription '"
+                        + durableName + "'"), e);
+            }
+        };
+        this.subscription = sharedKey == null ? subscribe.subscribe()
+                : session.connection().shared().acquire(sharedKey, destination.stompName(), this.selector, subscribe);
     }
 
     FedbridgeDestination destination() {
@@ -327,6 +339,10 @@ public final class JmsMessageConsumer implements QueueReceiver, TopicSubscriber 
         }
         ended = true;
         closed = true;
+        if (sharedKey != null) {
+            session.connection().shared().release(sharedKey);
+            return;
+        }
         if (durableName != null) {
             session.connection().deactivateDurable(durableName);
         }

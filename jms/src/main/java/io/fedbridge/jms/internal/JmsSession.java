@@ -492,6 +492,10 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         if (topic instanceof TemporaryTopic) {
             throw new jakarta.jms.InvalidDestinationException("a durable subscription cannot be on a temporary topic");
         }
+        if (connection.shared().isActive(SharedSubscriptions.key(true, name))) {
+            throw new IllegalStateException("durable subscription '" + name + "' is an active shared one: an unshared one "
+                    + "cannot have its name (JMS 8.3.3)");
+        }
         if (!connection.activateDurable(name)) {
             throw new IllegalStateException("durable subscription '" + name + "' already has an active consumer on this "
                     + "connection (JMS 8.3.3: one at a time)");
@@ -504,34 +508,54 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         }
     }
 
-    private static JMSException noShared() {
-        return new JMSException("shared subscriptions (createSharedConsumer, createSharedDurableConsumer) are not supported "
-                + "by fedbridge-jms: a fedbridge topic subscription has exactly one consumer; use a queue for competing "
-                + "consumers, or one durable subscriber per client ID");
-    }
-
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String name) throws JMSException {
-        checkOpen();
-        throw noShared();
+        return shared(topic, name, null, false);
     }
 
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String name, String selector) throws JMSException {
-        checkOpen();
-        throw noShared();
+        return shared(topic, name, selector, false);
     }
 
     @Override
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
-        checkOpen();
-        throw noShared();
+        return shared(topic, name, null, true);
     }
 
     @Override
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String selector) throws JMSException {
+        return shared(topic, name, selector, true);
+    }
+
+    /**
+     * A consumer on shared subscription {@code name} (JMS 8.3.2, 8.3.4). fedbridge needs the connection's client ID for
+     * it: a broker subscription has one consumer and a client ID one live connection, so the subscription is shared by
+     * this connection's consumers, which is then every consumer it can have.
+     */
+    private JmsMessageConsumer shared(Topic topic, String name, String selector, boolean durable) throws JMSException {
         checkOpen();
-        throw noShared();
+        if (name == null || name.isBlank()) {
+            throw new JMSException("shared subscription name must not be blank, but was '" + name + "'");
+        }
+        if (topic == null) {
+            throw new jakarta.jms.InvalidDestinationException("topic must not be null");
+        }
+        if (connection.getClientID() == null) {
+            throw new IllegalStateException("shared subscriptions need the connection's client ID on fedbridge (set clientID): "
+                    + "a fedbridge topic subscription has one consumer, so its consumers must all be on the one connection "
+                    + "that holds the client ID");
+        }
+        if (durable && connection.isDurableActive(name)) {
+            throw new IllegalStateException("durable subscription '" + name + "' is an active unshared one: a shared one cannot "
+                    + "have its name (JMS 8.3.4)");
+        }
+        FedbridgeDestination d = MessageMapping.destination(topic, "topic");
+        TemporaryDestinations.checkConsumable(d, connection);
+        JmsMessageConsumer c = new JmsMessageConsumer(this, d, selector, durable ? name : null,
+                SharedSubscriptions.key(durable, name));
+        consumers.add(c);
+        return c;
     }
 
     /**
@@ -542,7 +566,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
     @Override
     public void unsubscribe(String name) throws JMSException {
         checkOpen();
-        if (connection.isDurableActive(name)) {
+        if (connection.isDurableActive(name) || connection.shared().isActive(SharedSubscriptions.key(true, name))) {
             throw new IllegalStateException("durable subscription '" + name + "' has an active consumer: close it before "
                     + "unsubscribe (JMS 8.3.3)");
         }

@@ -94,7 +94,7 @@ final class MessageMapping {
         for (Enumeration<?> e = m.getPropertyNames(); e.hasMoreElements(); ) {
             String name = (String) e.nextElement();
             Object v = m.getObjectProperty(name);
-            if (v == null || name.startsWith("JMSX") && !(m instanceof JmsMessage) || name.equals("JMSXDeliveryCount")) {
+            if (v == null || name.equals("JMSXDeliveryCount")) { // set by the receiving side
                 continue;
             }
             if (NOT_PROPERTIES.contains(name) || name.startsWith("fedbridge-")) {

@@ -107,13 +107,63 @@ class DurableSubscriptionConformanceIT extends JmsTestSupport {
     }
 
     @Test
-    @DisplayName("8.3.2 and 8.3.4 shared subscriptions are refused with an error naming what is unsupported")
-    void sharedSubscriptionsAreRefused() throws Exception {
-        Session s = connection(withClientId).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        assertThatThrownBy(() -> s.createSharedConsumer(topic, "shared")).isInstanceOf(JMSException.class)
-                .hasMessageContaining("shared subscriptions");
-        assertThatThrownBy(() -> s.createSharedDurableConsumer(topic, "shared")).isInstanceOf(JMSException.class)
-                .hasMessageContaining("shared subscriptions");
+    @DisplayName("8.3.2 a shared non-durable subscription hands each message to one of its consumers")
+    void sharedNonDurable() throws Exception {
+        Connection c = connection(withClientId);
+        MessageConsumer one = c.createSession(false, Session.AUTO_ACKNOWLEDGE).createSharedConsumer(topic, "workers");
+        MessageConsumer two = c.createSession(false, Session.AUTO_ACKNOWLEDGE).createSharedConsumer(topic, "workers");
+        MessageConsumer unshared = c.createSession(false, Session.AUTO_ACKNOWLEDGE).createConsumer(topic);
+        for (int i = 0; i < 10; i++) {
+            publish("s" + i);
+        }
+        java.util.List<String> got = new java.util.ArrayList<>();
+        for (MessageConsumer m : new MessageConsumer[] {one, two}) {
+            String t;
+            while ((t = text(m.receive(300))) != null) {
+                got.add(t);
+            }
+        }
+        assertThat(got).hasSize(10).doesNotHaveDuplicates();
+        assertThat(receiveText(unshared)).isEqualTo("s0"); // a subscription of its own gets its own copy
+    }
+
+    @Test
+    @DisplayName("8.3.4 a shared durable subscription keeps messages while it has no consumer; its consumers share them")
+    void sharedDurable() throws Exception {
+        Connection c1 = connection(withClientId);
+        c1.createSession(false, Session.AUTO_ACKNOWLEDGE).createSharedDurableConsumer(topic, "audit").close();
+        publish("d1");
+        publish("d2");
+        c1.close();
+        Connection c2 = connection(withClientId);
+        MessageConsumer a = c2.createSession(false, Session.AUTO_ACKNOWLEDGE).createSharedDurableConsumer(topic, "audit");
+        MessageConsumer b = c2.createSession(false, Session.AUTO_ACKNOWLEDGE).createSharedDurableConsumer(topic, "audit");
+        java.util.Set<String> got = new java.util.HashSet<>();
+        for (int i = 0; i < 10 && got.size() < 2; i++) {
+            for (MessageConsumer m : new MessageConsumer[] {a, b}) {
+                String t = text(m.receive(100));
+                if (t != null) {
+                    assertThat(got.add(t)).as("delivered once: " + t).isTrue();
+                }
+            }
+        }
+        assertThat(got).containsExactlyInAnyOrder("d1", "d2");
+        Session s = c2.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        assertThatThrownBy(() -> s.createDurableConsumer(topic, "audit")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("shared");
+        assertThatThrownBy(() -> s.createSharedDurableConsumer(publisher.createTopic("other"), "audit"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot join");
+        assertThatThrownBy(() -> s.unsubscribe("audit")).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    @DisplayName("8.3.2 and 8.3.4 without a client ID fedbridge cannot share a subscription: refused, naming why")
+    void sharedNeedsAClientId() throws Exception {
+        Session s = connection(broker).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        assertThatThrownBy(() -> s.createSharedConsumer(topic, "shared")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("client ID");
+        assertThatThrownBy(() -> s.createSharedDurableConsumer(topic, "shared")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("client ID");
         try (JMSContext ctx = factory(broker).createContext()) {
             assertThatThrownBy(() -> ctx.createSharedConsumer(topic, "shared")).isInstanceOf(JMSRuntimeException.class);
         }
