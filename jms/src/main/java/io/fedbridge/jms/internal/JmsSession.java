@@ -1,9 +1,7 @@
 package io.fedbridge.jms.internal;
 
 import io.fedbridge.failover.FailoverClient;
-import io.fedbridge.failover.FailoverException;
 import io.fedbridge.failover.FailoverMessage;
-import io.fedbridge.failover.FailoverTransaction;
 import io.fedbridge.jms.FedbridgeDestination;
 import io.fedbridge.jms.FedbridgeQueue;
 import io.fedbridge.jms.FedbridgeTopic;
@@ -31,15 +29,11 @@ import jakarta.jms.Topic;
 import jakarta.jms.TopicPublisher;
 import jakarta.jms.TopicSession;
 import jakarta.jms.TopicSubscriber;
-import jakarta.jms.TransactionRolledBackException;
 import java.io.Serializable;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A JMS session over its connection's failover client. Every consumer subscribes {@code client-individual} on the wire;
@@ -48,30 +42,24 @@ import org.slf4j.LoggerFactory;
  * session delivered so far; SESSION_TRANSACTED in a STOMP transaction at {@link #commit()}, with the sends.
  *
  * <p>Concurrency: JMS allows one thread at a time per session. The listener of each consumer runs on that consumer's
- * thread holding {@link #deliveryLock}, so the session's listeners run one at a time. The lists of delivered messages
- * are guarded by {@code this}.
+ * thread holding {@link #deliveryLock}, so the session's listeners run one at a time. What is delivered and not yet
+ * settled is kept by {@link SessionWork}.
  */
 public final class JmsSession implements Session, QueueSession, TopicSession {
-
-    private static final Logger LOG = LoggerFactory.getLogger(JmsSession.class);
 
     private final JmsConnection connection;
     private final int mode;
     private final ReentrantLock deliveryLock = new ReentrantLock();
     private final List<JmsMessageConsumer> consumers = new CopyOnWriteArrayList<>();
     private final List<JmsMessageProducer> producers = new CopyOnWriteArrayList<>();
-    /** CLIENT: delivered, not yet acknowledged. SESSION_TRANSACTED: consumed in the open transaction. */
-    private final List<FailoverMessage> delivered = new ArrayList<>();
-    /** Consumers closed while messages they delivered await acknowledge/commit/rollback: unsubscribed after it. */
-    private final List<JmsMessageConsumer> closing = new ArrayList<>();
-    private FailoverTransaction transaction;
-    private Throwable rollbackOnly;
+    private final SessionWork work;
     private volatile boolean closed;
     private volatile MessageListener sessionListener;
 
     JmsSession(JmsConnection connection, int mode) {
         this.connection = connection;
         this.mode = mode;
+        this.work = new SessionWork(this, mode);
     }
 
     JmsConnection connection() {
@@ -118,96 +106,33 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         return false;
     }
 
-    // ------------------------------------------------------------------ delivery bookkeeping
+    // ------------------------------------------------------------------ delivery, acknowledgement, transactions
 
-    /**
-     * Turns what a consumer got into the JMS message the application sees, and records it for the session's
-     * acknowledgement. AUTO and DUPS_OK: {@code autoAck} acknowledges now (receive) or the caller does after the
-     * listener ({@link #afterListener}).
-     */
     JmsMessage delivered(FailoverMessage f, boolean autoAckNow) throws JMSException {
-        JmsMessage m;
-        try {
-            m = MessageMapping.fromStomp(f, connection.config().trustedPackages(), connection.config().trustAllPackages());
-        } catch (JMSException | RuntimeException e) {
-            f.nack();
-            throw Errors.jms("cannot read message " + f.messageId() + " from " + f.destination(), e);
-        }
-        switch (mode) {
-            case Session.CLIENT_ACKNOWLEDGE -> {
-                synchronized (this) {
-                    delivered.add(f);
-                }
-                m.acknowledger(this::acknowledge);
-            }
-            case Session.SESSION_TRANSACTED -> {
-                synchronized (this) {
-                    delivered.add(f);
-                }
-            }
-            default -> {
-                if (autoAckNow) {
-                    f.ack();
-                }
-            }
-        }
-        return m;
+        return work.delivered(f, autoAckNow);
     }
 
-    /** AUTO/DUPS_OK after a listener: acknowledged if it returned, redelivered if it threw (JMS 8.7). */
     void afterListener(FailoverMessage f, boolean threw) {
-        if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
-            if (threw) {
-                f.nack();
-            } else {
-                f.ack();
-            }
-        }
+        work.afterListener(f, threw);
     }
 
-    /** Whether messages delivered by {@code c} still await the session's acknowledge, commit or rollback. */
-    synchronized boolean holdsMessagesOf(JmsMessageConsumer c) {
-        for (FailoverMessage f : delivered) {
-            if (f.subscription() == c.subscription()) {
-                return true;
-            }
-        }
-        return false;
+    boolean holdsMessagesOf(JmsMessageConsumer c) {
+        return work.holdsMessagesOf(c);
     }
 
-    synchronized void closeLater(JmsMessageConsumer c) {
-        closing.add(c);
-    }
-
-    private void finishClosing() {
-        List<JmsMessageConsumer> done;
-        synchronized (this) {
-            done = new ArrayList<>(closing);
-            closing.clear();
-        }
-        for (JmsMessageConsumer c : done) {
-            c.endSubscription();
-        }
+    void closeLater(JmsMessageConsumer c) {
+        work.closeLater(c);
     }
 
     /** CLIENT_ACKNOWLEDGE: every message this session delivered so far (JMS 6.2.10). */
     void acknowledge() throws JMSException {
         checkOpen();
-        if (mode != Session.CLIENT_ACKNOWLEDGE) {
-            return;
-        }
-        List<FailoverMessage> batch;
-        synchronized (this) {
-            batch = new ArrayList<>(delivered);
-            delivered.clear();
-        }
-        for (FailoverMessage f : batch) {
-            f.ack();
-        }
-        finishClosing();
+        work.acknowledge();
     }
 
-    // ------------------------------------------------------------------ transactions
+    void sendInTransaction(io.fedbridge.core.Message m) throws JMSException {
+        work.sendInTransaction(m);
+    }
 
     @Override
     public boolean getTransacted() throws JMSException {
@@ -221,71 +146,13 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         return mode;
     }
 
-    /** Sends inside the session's transaction, begun on first use. */
-    void sendInTransaction(io.fedbridge.core.Message m) throws JMSException {
-        synchronized (this) {
-            if (rollbackOnly != null) {
-                throw Errors.jms("the transaction was rolled back at a failover; call rollback()", rollbackOnly);
-            }
-            try {
-                if (transaction == null) {
-                    transaction = client().begin();
-                }
-                transaction.send(m);
-            } catch (io.fedbridge.failover.TransactionRolledBackException e) {
-                rollbackOnly = e;
-                throw Errors.jms("send to " + m.destination() + " in a transaction", e);
-            } catch (FailoverException e) {
-                throw Errors.jms("send to " + m.destination() + " in a transaction", e);
-            }
-        }
-    }
-
     @Override
     public void commit() throws JMSException {
         checkOpen();
         if (mode != Session.SESSION_TRANSACTED) {
             throw new IllegalStateException("commit() needs a transacted session, but this one is not (JMS 6.2.7)");
         }
-        List<FailoverMessage> consumed;
-        FailoverTransaction tx;
-        Throwable doomed;
-        synchronized (this) {
-            consumed = new ArrayList<>(delivered);
-            delivered.clear();
-            tx = transaction;
-            transaction = null;
-            doomed = rollbackOnly;
-            rollbackOnly = null;
-        }
-        try {
-            if (doomed != null) {
-                throw new io.fedbridge.failover.TransactionRolledBackException(tx == null ? null : tx.id(),
-                        "the transaction was rolled back at a failover", doomed);
-            }
-            if (tx == null && consumed.isEmpty()) {
-                return;
-            }
-            if (tx == null) {
-                tx = client().begin();
-            }
-            for (FailoverMessage f : consumed) {
-                f.ack(tx);
-            }
-            tx.commit();
-        } catch (io.fedbridge.failover.TransactionInDoubtException e) {
-            throw Errors.jms("commit", e);
-        } catch (FailoverException | IllegalStateException e) {
-            abortQuietly(tx);
-            nackAll(consumed);
-            TransactionRolledBackException x = new TransactionRolledBackException("commit failed and the transaction was "
-                    + "rolled back (its messages come again): " + e.getMessage());
-            x.setLinkedException(e);
-            x.initCause(e);
-            throw x;
-        } finally {
-            finishClosing();
-        }
+        work.commit();
     }
 
     @Override
@@ -294,42 +161,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         if (mode != Session.SESSION_TRANSACTED) {
             throw new IllegalStateException("rollback() needs a transacted session, but this one is not (JMS 6.2.7)");
         }
-        rollbackQuietly();
-    }
-
-    private void rollbackQuietly() {
-        List<FailoverMessage> consumed;
-        FailoverTransaction tx;
-        synchronized (this) {
-            consumed = new ArrayList<>(delivered);
-            delivered.clear();
-            tx = transaction;
-            transaction = null;
-            rollbackOnly = null;
-        }
-        abortQuietly(tx);
-        nackAll(consumed);
-        finishClosing();
-    }
-
-    private static void abortQuietly(FailoverTransaction tx) {
-        if (tx != null && tx.isOpen()) {
-            try {
-                tx.abort();
-            } catch (RuntimeException e) {
-                LOG.debug("abort of {} failed: {}", tx.id(), e.toString());
-            }
-        }
-    }
-
-    private static void nackAll(List<FailoverMessage> messages) {
-        for (FailoverMessage f : messages) {
-            try {
-                f.nack();
-            } catch (RuntimeException e) {
-                LOG.debug("nack of {} failed (it is redelivered anyway): {}", f.messageId(), e.toString());
-            }
-        }
+        work.rollback();
     }
 
     /** CLIENT: the unacknowledged messages come again, marked redelivered (JMS 6.2.10). */
@@ -339,13 +171,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         if (mode == Session.SESSION_TRANSACTED) {
             throw new IllegalStateException("recover() is for non-transacted sessions; use rollback() (JMS 6.2.10)");
         }
-        List<FailoverMessage> batch;
-        synchronized (this) {
-            batch = new ArrayList<>(delivered);
-            delivered.clear();
-        }
-        nackAll(batch);
-        finishClosing();
+        work.recover();
     }
 
     // ------------------------------------------------------------------ messages
@@ -692,17 +518,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         for (JmsMessageConsumer c : consumers) {
             c.closeForSession();
         }
-        if (mode == Session.SESSION_TRANSACTED) {
-            rollbackQuietly();
-        } else {
-            List<FailoverMessage> batch;
-            synchronized (this) {
-                batch = new ArrayList<>(delivered);
-                delivered.clear();
-            }
-            nackAll(batch);
-            finishClosing();
-        }
+        work.settleOnClose();
         closed = true;
         for (JmsMessageConsumer c : consumers) {
             c.endSubscription();
