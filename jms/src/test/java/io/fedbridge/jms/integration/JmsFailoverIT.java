@@ -95,4 +95,74 @@ class JmsFailoverIT extends JmsTestSupport {
         assertThat(received.entrySet()).filteredOn(e -> e.getValue().get() != 1).isEmpty();
         await("the listener is on B").atMost(WAIT).until(() -> b.queue("/queue/work").consumers() >= 1);
     }
+
+    @Test
+    void aTransactedConsumerShouldForwardEveryMessageOnceThroughABrokerKill() throws Exception {
+        Broker b = start(BrokerConfig.builder("jtx-B").listen("tcp://127.0.0.1:0").dataDirectory(tmp.resolve("B")).build());
+        Broker a = start(BrokerConfig.builder("jtx-A").listen("tcp://127.0.0.1:0").dataDirectory(tmp.resolve("A"))
+                .networkConnector("static:(" + tcp(b) + ")?duplex=true&" + FAST_BRIDGE).build());
+        await("bridge up").atMost(WAIT).until(() -> a.bridges().stream().anyMatch(s -> s.state() == BridgeState.UP));
+
+        // The results are read on B; the transacted worker is on failover:(A,B), so on A first.
+        Map<String, AtomicInteger> results = new ConcurrentHashMap<>();
+        Session resultSession = connection(new FedbridgeConnectionFactory(tcp(b))).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        resultSession.createConsumer(resultSession.createQueue("results")).setMessageListener(m -> {
+            try {
+                results.computeIfAbsent(((TextMessage) m).getText(), k -> new AtomicInteger()).incrementAndGet();
+            } catch (JMSException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Connection worker = connection(new FedbridgeConnectionFactory(failover(a, b)));
+        Session tx = worker.createSession(true, Session.SESSION_TRANSACTED);
+        MessageConsumer jobs = tx.createConsumer(tx.createQueue("jobs"));
+        MessageProducer out = tx.createProducer(tx.createQueue("results"));
+        AtomicInteger commits = new AtomicInteger();
+        AtomicInteger rolledBack = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread loop = new Thread(() -> {
+            while (running.get()) {
+                try {
+                    jakarta.jms.Message m = jobs.receive(200);
+                    if (m != null) {
+                        out.send(tx.createTextMessage("done-" + ((TextMessage) m).getText()));
+                        tx.commit();
+                        commits.incrementAndGet();
+                    }
+                } catch (JMSException e) {
+                    rolledBack.incrementAndGet(); // rolled back (or in doubt) at the failover: its job comes again if need be
+                    try {
+                        tx.rollback();
+                    } catch (JMSException ignored) {
+                        // the session is usable again on the next receive
+                    }
+                }
+            }
+        }, "transacted-worker");
+        loop.start();
+        track(() -> {
+            running.set(false);
+            loop.join(10_000);
+        });
+        awaitConsumers(b, "/queue/jobs", 1);
+
+        Session producerSession = connection(new FedbridgeConnectionFactory(tcp(b))).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = producerSession.createProducer(producerSession.createQueue("jobs"));
+        int jobsCount = 150;
+        for (int i = 0; i < jobsCount / 3; i++) {
+            producer.send(producerSession.createTextMessage("j-" + i));
+        }
+        await("a third of the jobs done through A").atMost(WAIT).until(() -> commits.get() >= jobsCount / 6);
+
+        a.close();
+
+        for (int i = jobsCount / 3; i < jobsCount; i++) {
+            producer.send(producerSession.createTextMessage("j-" + i));
+        }
+        restart(a);
+
+        await("every job's result arrived").atMost(Duration.ofSeconds(30)).until(() -> results.size() == jobsCount);
+        assertThat(results.entrySet()).as("results delivered more than once (rolled back or in doubt: %s)", rolledBack)
+                .filteredOn(e -> e.getValue().get() != 1).isEmpty();
+    }
 }
