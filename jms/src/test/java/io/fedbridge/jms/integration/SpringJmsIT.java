@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.springframework.jms.connection.CachingConnectionFactory;
 import org.springframework.jms.connection.SingleConnectionFactory;
 import org.springframework.jms.core.JmsTemplate;
 import org.springframework.jms.listener.DefaultMessageListenerContainer;
@@ -20,8 +21,11 @@ import org.springframework.jms.listener.SessionAwareMessageListener;
 /** Spring's JmsTemplate and DefaultMessageListenerContainer over fedbridge-jms, across two federated brokers. */
 class SpringJmsIT extends JmsTestSupport {
 
+    /** As a Spring Boot application has it: the factory inside Spring's CachingConnectionFactory. */
     private JmsTemplate template(Broker b) {
-        JmsTemplate t = new JmsTemplate(new FedbridgeConnectionFactory(tcp(b)));
+        CachingConnectionFactory cached = new CachingConnectionFactory(new FedbridgeConnectionFactory(tcp(b)));
+        track(cached::destroy);
+        JmsTemplate t = new JmsTemplate(cached);
         t.setReceiveTimeout(RECEIVE_MS);
         return t;
     }
