@@ -11,7 +11,6 @@ import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
-import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -76,7 +75,7 @@ class ConnectionConformanceIT extends JmsTestSupport {
         Connection c = connection(broker);
         assertThat(c.getMetaData().getJMSVersion()).isEqualTo("3.1");
         assertThat(c.getMetaData().getJMSProviderName()).isEqualTo("fedbridge");
-        assertThat(Collections.list(c.getMetaData().getJMSXPropertyNames())).contains("JMSXDeliveryCount");
+        assertThat(names(c.getMetaData().getJMSXPropertyNames())).contains("JMSXDeliveryCount");
     }
 
     @Test

@@ -100,6 +100,15 @@ abstract class JmsTestSupport {
                 b.queue(queue) != null && b.queue(queue).consumers() >= n);
     }
 
+    /** The names of a raw {@code Enumeration} the JMS API returns. */
+    protected static java.util.List<String> names(java.util.Enumeration<?> e) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        while (e.hasMoreElements()) {
+            out.add((String) e.nextElement());
+        }
+        return out;
+    }
+
     protected static String text(Message m) throws JMSException {
         return m == null ? null : ((TextMessage) m).getText();
     }
