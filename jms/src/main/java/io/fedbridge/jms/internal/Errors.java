@@ -52,6 +52,31 @@ final class Errors {
         return out;
     }
 
+    /**
+     * {@code e} from making a connection. A broker that answers CONNECT with ERROR refused it: for a client-id another
+     * connection holds ({@link InvalidClientIDException}), for too many connections ({@link JMSException}), else for
+     * its credentials ({@link JMSSecurityException}, JMS 6.1.1).
+     */
+    static JMSException connect(String what, Throwable e) {
+        StompErrorException refusal = null;
+        for (Throwable t = e; t != null && refusal == null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof StompErrorException s) {
+                refusal = s;
+            }
+        }
+        if (refusal == null) {
+            return jms(what, e);
+        }
+        String m = refusal.getMessage() == null ? "" : refusal.getMessage();
+        String detail = what + ": " + describe(e);
+        JMSException out = m.contains("client-id") ? new InvalidClientIDException(detail)
+                : m.contains("limit") || m.contains("too many") ? new JMSException(detail)
+                : new JMSSecurityException(detail);
+        out.setLinkedException(e instanceof Exception x ? x : new RuntimeException(e));
+        out.initCause(e);
+        return out;
+    }
+
     private static String describe(Throwable e) {
         return e.getMessage() == null ? e.toString() : e.getMessage();
     }

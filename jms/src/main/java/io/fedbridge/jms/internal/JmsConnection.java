@@ -79,7 +79,7 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
         try {
             return FailoverClient.connect(fc, this::onEvent);
         } catch (RuntimeException e) {
-            throw Errors.jms("cannot connect to " + config.brokerUrl(), e);
+            throw Errors.connect("cannot connect to " + config.brokerUrl(), e);
         }
     }
 

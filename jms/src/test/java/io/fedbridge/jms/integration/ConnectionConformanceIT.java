@@ -137,4 +137,31 @@ class ConnectionConformanceIT extends JmsTestSupport {
         assertThatThrownBy(() -> s.createConsumer(s.createTopic("t"), null, true)).isInstanceOf(JMSException.class)
                 .hasMessageContaining("noLocal");
     }
+
+    @Test
+    @DisplayName("6.1.1 authentication: the factory's or createConnection's credentials; wrong ones fail with JMSSecurityException")
+    void authentication() throws Exception {
+        Broker secured = track(Broker.start(io.fedbridge.broker.BrokerConfig.builder("secured").listen("tcp://127.0.0.1:0")
+                .security(io.fedbridge.broker.security.SecurityConfig.builder().allowAnonymous(false)
+                        .authenticator((login, passcode, certs) -> {
+                            if (login == null) {
+                                return null;
+                            }
+                            if ("app".equals(login) && "s3cret".equals(passcode)) {
+                                return io.fedbridge.broker.security.Identity.of("app", java.util.Set.of("apps"));
+                            }
+                            throw new io.fedbridge.broker.security.AuthenticationException("wrong passcode for " + login);
+                        }).build()).build()));
+        FedbridgeConnectionFactory f = new FedbridgeConnectionFactory(tcp(secured));
+
+        assertThatThrownBy(() -> f.createConnection("app", "wrong")).isInstanceOf(jakarta.jms.JMSSecurityException.class);
+
+        Session s = track(f.createConnection("app", "s3cret")).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        s.createProducer(s.createQueue("secured")).send(s.createTextMessage("in"));
+        f.setUserName("app");
+        f.setPassword("s3cret");
+        Connection c = connection(f);
+        assertThat(receiveText(c.createSession(false, Session.AUTO_ACKNOWLEDGE).createConsumer(
+                s.createQueue("secured")))).isEqualTo("in");
+    }
 }
