@@ -90,6 +90,12 @@ class BenchmarkSmokeTest {
     }
 
     @Test
+    void shouldCarryEveryJmsMessageOverTheBridgeWithEachProductsJmsClientAndPrintTheReport() {
+        runComparison("jms", List.of("throughput", "persistent", "latency"), "--messages", "2000", "--persistent-messages", "200",
+                "--rate", "200", "--latency-seconds", "1", "--preroll-seconds", "0");
+    }
+
+    @Test
     void shouldDeliverEveryTopicMessageToEverySubscriberOnThePeerAndPrintTheReport() {
         runComparison("fanout", List.of("fanout"), "--messages", "1000", "--subscribers", "3");
     }
