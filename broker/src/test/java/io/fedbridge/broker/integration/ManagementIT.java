@@ -255,6 +255,22 @@ class ManagementIT extends BrokerTestSupport {
     }
 
     @Test
+    void shouldPurgeAndDeleteQueuesAndListConnectionsOverJmxToo() throws Exception {
+        Broker a = startBroker();
+        StompConnection c = connect(a, "tcp");
+        send(c, "/queue/jmx", 3);
+        var server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        var name = a.jmx().brokerName();
+        assertThat((String[]) server.getAttribute(name, "Connections")).contains(c.sessionId());
+        assertThat(server.invoke(name, "purgeQueue", new Object[] {"/queue/jmx"}, new String[] {"java.lang.String"})).isEqualTo(3);
+        assertThat(a.queue("/queue/jmx").pending()).isZero();
+        server.invoke(name, "deleteQueue", new Object[] {"/queue/jmx"}, new String[] {"java.lang.String"});
+        assertThat(a.queue("/queue/jmx")).isNull();
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> server.invoke(name, "purgeQueue", new Object[] {"/queue/jmx"},
+                new String[] {"java.lang.String"}))).hasStackTraceContaining("no queue /queue/jmx on broker " + a.name());
+    }
+
+    @Test
     void shouldRefuseEveryClientsSendToTheEventsTopicOnAnOpenBroker() throws Exception {
         Broker a = startBroker();
         StompConnection c = connect(a, "tcp");

@@ -31,6 +31,7 @@ final class Table {
         int n = headings.size();
         int[] width = new int[n];
         boolean[] numeric = new boolean[n];
+        boolean[] number = new boolean[n];
         for (int i = 0; i < n; i++) {
             width[i] = headings.get(i).length();
             numeric[i] = !rows.isEmpty();
@@ -39,7 +40,11 @@ final class Table {
             for (int i = 0; i < n; i++) {
                 width[i] = Math.max(width[i], r.get(i).length());
                 numeric[i] &= r.get(i).matches("-?[0-9][0-9.,]*|-");
+                number[i] |= !r.get(i).equals("-");
             }
+        }
+        for (int i = 0; i < n; i++) {
+            numeric[i] &= number[i];
         }
         out.println(line(headings, width, numeric));
         for (List<String> r : rows) {
