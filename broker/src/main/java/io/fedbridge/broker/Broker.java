@@ -68,6 +68,8 @@ public final class Broker implements AutoCloseable {
     private volatile BrokerJmx jmx;
     private volatile java.util.concurrent.ScheduledFuture<?> jmxRefresh;
     private final SecurityGuard guard;
+    private volatile io.fedbridge.broker.management.BrokerManagement management;
+    private final List<io.fedbridge.broker.management.ListenerInfo> listenerInfos = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private Broker(BrokerConfig config, MessageStore store, String id) {
         this.config = config;
@@ -114,6 +116,7 @@ public final class Broker implements AutoCloseable {
         }
         try {
             b.bindAll();
+            b.management = io.fedbridge.broker.management.BrokerManagement.start(b, new io.fedbridge.broker.internal.ManagedCore(b.core));
             for (String nc : config.networkConnectors()) {
                 b.addNetworkConnector(nc);
             }
@@ -268,6 +271,9 @@ public final class Broker implements AutoCloseable {
                         + (f.cause().getMessage() != null ? f.cause().getMessage() : f.cause().toString()), f.cause());
             }
             serverChannels.add(f.channel());
+            listenerInfos.add(new io.fedbridge.broker.management.ListenerInfo(uri.toString(),
+                    Transports.isLocal(uri) ? uri.toString() : Transports.boundUri(uri, f.channel()), uri.scheme(), ssl != null,
+                    System.currentTimeMillis()));
             String exposed = io.fedbridge.broker.internal.OpenListenerWarning.of(config.name(), uri.toString(),
                     f.channel().localAddress(), config.security().isOpen());
             if (exposed != null) {
@@ -283,7 +289,11 @@ public final class Broker implements AutoCloseable {
             }
         }
         running = true;
-        LOG.info("broker {} ({}) started, listening on {} and vm://{}", config.name(), core.brokerId(), connectUris, config.name());
+        LOG.info("broker {} ({}) started, listening on {} and vm://{}; fedbridge {}, durability {}, security {}, data directory {}",
+                config.name(), core.brokerId(), connectUris, config.name(), version(),
+                config.dataDirectory() == null ? "none (in memory)" : config.durability(),
+                io.fedbridge.broker.management.BrokerManagement.securityMode(config.security()),
+                config.dataDirectory() == null ? "none" : config.dataDirectory().toAbsolutePath());
     }
 
     /**
@@ -325,6 +335,7 @@ public final class Broker implements AutoCloseable {
             try {
                 jmx.refresh();
                 core.updateCluster(clusterUris(), false);
+                management.tick();
             } catch (RuntimeException e) {
                 LOG.debug("broker {}: housekeeping failed: {}", config.name(), e.toString());
             }
@@ -362,6 +373,34 @@ public final class Broker implements AutoCloseable {
         core.updateCluster(clusterUris(), true);
     }
 
+    /**
+     * The broker's management: a read-only snapshot of its objects (queues, topics, connections, bridges…), their methods
+     * and events; the same model answers requests on {@code /queue/fedbridge.management} (docs/management.md).
+     */
+    public io.fedbridge.broker.management.BrokerManagement management() {
+        return management;
+    }
+
+    /** Every listener, the in-JVM {@code vm://NAME} one last. */
+    public List<io.fedbridge.broker.management.ListenerInfo> listeners() {
+        return List.copyOf(listenerInfos);
+    }
+
+    /** The fedbridge version of this build, e.g. {@code 0.1.0}; {@code unknown} if the build did not record it. */
+    public static String version() {
+        try (java.io.InputStream in = Broker.class.getResourceAsStream("version.properties")) {
+            if (in == null) {
+                return "unknown";
+            }
+            java.util.Properties p = new java.util.Properties();
+            p.load(in);
+            String v = p.getProperty("version", "unknown");
+            return v.startsWith("${") ? "unknown" : v;
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
     /** The broker's JMX beans (refreshed every second); null before start completes. */
     public BrokerJmx jmx() {
         return jmx;
@@ -373,9 +412,12 @@ public final class Broker implements AutoCloseable {
      * @throws IllegalArgumentException for a bad URI or option, naming it and listing the valid ones
      */
     public NetworkConnector addNetworkConnector(String discoveryUri) {
+        io.fedbridge.broker.management.BrokerManagement m = management;
         NetworkConnector nc = NetworkConnector.start(discoveryUri,
                 NetworkConnector.Local.of(vmUri(), core.brokerId(), config.name(), connectUris, workers)
-                        .withFederationSecret(config.security().federationSecret()));
+                        .withFederationSecret(config.security().federationSecret()),
+                m != null ? m.bridgeListener() : new io.fedbridge.core.bridge.BridgeListener() {
+                });
         networkConnectors.add(nc);
         return nc;
     }
@@ -479,6 +521,9 @@ public final class Broker implements AutoCloseable {
         }
         if (jmx != null) {
             jmx.close();
+        }
+        if (management != null) {
+            management.close();
         }
         for (NetworkConnector nc : networkConnectors) {
             nc.close();

@@ -1,6 +1,11 @@
 package io.fedbridge.samples;
 
 import io.fedbridge.broker.BrokerException;
+import io.fedbridge.samples.admin.ConnectionCommand;
+import io.fedbridge.samples.admin.EventsCommand;
+import io.fedbridge.samples.admin.ListCommands;
+import io.fedbridge.samples.admin.QueueCommand;
+import io.fedbridge.samples.admin.StatCommand;
 import io.fedbridge.core.StompException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,12 +36,15 @@ import picocli.CommandLine.Spec;
         versionProvider = FedbridgeCli.Version.class,
         description = "Federated STOMP 1.2 broker nodes.",
         subcommands = {BrokerCommand.class, DemoCommand.class, ProduceCommand.class, ConsumeCommand.class,
-            CommandLine.HelpCommand.class},
+            StatCommand.class, ListCommands.Queues.class, ListCommands.Topics.class, ListCommands.Connections.class,
+            ListCommands.Consumers.class, ListCommands.Bridges.class, QueueCommand.class, ConnectionCommand.Group.class,
+            ConnectionCommand.Connector.class, EventsCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
             "1:the command failed; stderr says why (--verbose for the stack trace)",
-            "2:invalid command line"})
+            "2:invalid command line",
+            "3:(admin commands) the broker is unreachable or did not answer"})
 public final class FedbridgeCli implements Runnable {
 
     @Spec

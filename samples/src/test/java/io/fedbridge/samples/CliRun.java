@@ -6,9 +6,9 @@ import java.util.List;
 import picocli.CommandLine;
 
 /** One in-process run of the {@code fedbridge} command line, configured as {@code main} runs it. */
-record CliRun(int exitCode, String out, String err) {
+public record CliRun(int exitCode, String out, String err) {
 
-    static CliRun of(String... args) {
+    public static CliRun of(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cli = FedbridgeCli.commandLine();
@@ -18,11 +18,11 @@ record CliRun(int exitCode, String out, String err) {
         return new CliRun(code, out.toString(), err.toString());
     }
 
-    List<String> outLines() {
+    public List<String> outLines() {
         return out.lines().toList();
     }
 
-    List<String> errLines() {
+    public List<String> errLines() {
         return err.lines().toList();
     }
 

@@ -74,9 +74,12 @@ public final class NetworkConnector implements AutoCloseable {
     /** The last stats of each peer's bridge once it went down, shown until a new bridge to that peer is up. */
     private final Map<String, BridgeStats> lastDown = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** Told of every bridge's link events (the broker's management); no-op by default. */
+    private final BridgeListener links;
 
     private NetworkConnector(CompositeUri uri, BridgeConfig template, DiscoveryAgent agent, ScheduledExecutorService scheduler,
-                             io.netty.channel.EventLoopGroup eventLoops) {
+                             io.netty.channel.EventLoopGroup eventLoops, BridgeListener links) {
+        this.links = links;
         this.eventLoops = eventLoops;
         this.uri = uri;
         this.template = template;
@@ -89,6 +92,12 @@ public final class NetworkConnector implements AutoCloseable {
      * option), creates the agent for its scheme and starts discovering.
      */
     public static NetworkConnector start(String discoveryUri, Local local) {
+        return start(discoveryUri, local, new BridgeListener() {
+        });
+    }
+
+    /** The same, telling {@code links} of every bridge's link events (called on I/O threads: do not block). */
+    public static NetworkConnector start(String discoveryUri, Local local, BridgeListener links) {
         CompositeUri uri = CompositeUri.parse(discoveryUri);
         DiscoveryAgentProvider provider = DiscoveryAgents.provider(uri);
         Set<String> valid = new TreeSet<>(BridgeConfig.OPTION_NAMES);
@@ -130,7 +139,7 @@ public final class NetworkConnector implements AutoCloseable {
             scheduler.shutdownNow();
             throw e;
         }
-        NetworkConnector nc = new NetworkConnector(uri, template, agent, scheduler, local.eventLoops());
+        NetworkConnector nc = new NetworkConnector(uri, template, agent, scheduler, local.eventLoops(), links);
         try {
             agent.start(nc.new Listener());
         } catch (RuntimeException e) {
@@ -165,6 +174,17 @@ public final class NetworkConnector implements AutoCloseable {
                 public void linkUp(FederationBridge bridge) {
                     lastDown.remove(peer.uri());
                     agent.peerConnected(peer);
+                    links.linkUp(bridge);
+                }
+
+                @Override
+                public void linkStalled(FederationBridge bridge) {
+                    links.linkStalled(bridge);
+                }
+
+                @Override
+                public void linkResumed(FederationBridge bridge) {
+                    links.linkResumed(bridge);
                 }
 
                 @Override
@@ -173,6 +193,7 @@ public final class NetworkConnector implements AutoCloseable {
                         lastDown.put(peer.uri(), bridge.stats());
                     }
                     bridges.remove(peer.uri(), bridge);
+                    links.linkDown(bridge, cause);
                     if (closed || cause == null) {
                         return;
                     }
@@ -216,21 +237,20 @@ public final class NetworkConnector implements AutoCloseable {
      * visible rather than missing. Counters start again with each new bridge.
      */
     public List<BridgeStats> stats() {
-        List<BridgeStats> l = new ArrayList<>();
-        java.util.Set<String> shown = new java.util.HashSet<>();
+        return new ArrayList<>(statsByPeer().values());
+    }
+
+    /** The same as {@link #stats()}, by the peer's URI as the discovery agent found it. */
+    public Map<String, BridgeStats> statsByPeer() {
+        Map<String, BridgeStats> l = new java.util.LinkedHashMap<>();
         for (Map.Entry<String, FederationBridge> e : bridges.entrySet()) {
             BridgeStats s = e.getValue().stats();
             if (s.state() == BridgeState.CONNECTING && lastDown.containsKey(e.getKey())) {
                 continue; // still retrying: show why it is down
             }
-            l.add(s);
-            shown.add(e.getKey());
+            l.put(e.getKey(), s);
         }
-        lastDown.forEach((peer, s) -> {
-            if (!shown.contains(peer)) {
-                l.add(s);
-            }
-        });
+        lastDown.forEach(l::putIfAbsent);
         return l;
     }
 

@@ -45,10 +45,12 @@ public final class BrokerCore {
     final DiskWatermark disk;
     private final List<DestinationPolicy> wildcardPolicies;
     private final Map<String, DestinationPolicy> exactPolicies = new ConcurrentHashMap<>();
-    private final Map<String, QueueDestination> queues = new ConcurrentHashMap<>();
-    private final Map<String, DurableSubscription> durables = new ConcurrentHashMap<>();
+    final Map<String, QueueDestination> queues = new ConcurrentHashMap<>();
+    final Map<String, DurableSubscription> durables = new ConcurrentHashMap<>();
     private final Map<String, Set<ServerSession>> producers = new ConcurrentHashMap<>();
-    private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
+    final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
+    /** Management's requests and events (see ManagedCore); none until the broker wires it. */
+    volatile ManagementHook hook = ManagementHook.NONE;
     private final AtomicLong sequence;
     private final AtomicLong sessionIds = new AtomicLong();
     private final AtomicLong loopsDropped = new AtomicLong();
@@ -154,7 +156,14 @@ public final class BrokerCore {
     QueueDestination queue(String name) {
         QueueDestination q = queues.get(name);
         if (q == null) {
-            q = queues.computeIfAbsent(name, n -> new QueueDestination(this, n, n, policyFor(n), true));
+            boolean[] created = {false};
+            q = queues.computeIfAbsent(name, n -> {
+                created[0] = true;
+                return new QueueDestination(this, n, n, policyFor(n), true);
+            });
+            if (created[0]) {
+                hook.destinationCreated(name);
+            }
         }
         return q;
     }
@@ -453,6 +462,7 @@ public final class BrokerCore {
      */
     void deadLetter(QueueDestination from, QueueEntry e, String reason) {
         from.countDeadLettered();
+        hook.deadLettered(from.name, e.message.messageId, reason);
         if (!from.policy.useDMQ() || from.name.equals(DestinationPolicy.DLQ)) {
             LOG.debug("broker {}: dropping {} from {} ({})", config.name(), e.message.messageId, from.name, reason);
             release(e);

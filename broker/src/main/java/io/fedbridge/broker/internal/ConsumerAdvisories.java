@@ -24,7 +24,9 @@ final class ConsumerAdvisories {
     }
 
     synchronized void added(ServerConsumer c, String originId, String path, boolean network) {
-        if (isAdvisory(c.subscribedDestination) || core.policyFor(c.subscribedDestination).isLocalOnly()) {
+        ManagedCore.consumerAdded(core, c);
+        if (isAdvisory(c.subscribedDestination) || core.policyFor(c.subscribedDestination).isLocalOnly()
+                || io.fedbridge.broker.management.ManagementDestinations.isReserved(c.subscribedDestination)) {
             return; // local-only destinations create no demand elsewhere
         }
         StompHeaders info = new StompHeaders(8);
@@ -40,6 +42,7 @@ final class ConsumerAdvisories {
     }
 
     synchronized void removed(ServerConsumer c) {
+        ManagedCore.consumerRemoved(core, c);
         StompHeaders info = consumers.remove(c);
         if (info != null) {
             publish(FederationHeaders.CONSUMER_REMOVED, info);

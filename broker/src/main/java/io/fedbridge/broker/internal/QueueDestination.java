@@ -472,6 +472,45 @@ final class QueueDestination {
         return pendingSnapshot;
     }
 
+    /** Takes up to {@code max} pending messages out of the queue, in dispatch order (management's purge and move). */
+    synchronized List<QueueEntry> takePending(int max) {
+        List<QueueEntry> taken = new ArrayList<>(Math.min(max, pendingCount));
+        for (int p = PRIORITIES - 1; p >= 0 && taken.size() < max; p--) {
+            while (taken.size() < max && !pending[p].isEmpty()) {
+                QueueEntry e = pending[p].pollFirst();
+                pendingCount--;
+                forget(e);
+                taken.add(e);
+            }
+        }
+        pendingSnapshot = pendingCount;
+        return taken;
+    }
+
+    /** The first {@code max} pending messages in dispatch order, left in place (management's browse). */
+    synchronized List<QueueEntry> peekPending(int max) {
+        List<QueueEntry> seen = new ArrayList<>(Math.min(max, pendingCount));
+        for (int p = PRIORITIES - 1; p >= 0 && seen.size() < max; p--) {
+            for (QueueEntry e : pending[p]) {
+                if (seen.size() == max) {
+                    break;
+                }
+                seen.add(e);
+            }
+        }
+        return seen;
+    }
+
+    /** Whether a bridge's network subscription is attached (management events never go to one). */
+    synchronized boolean hasNetworkConsumer() {
+        for (ServerConsumer c : consumers) {
+            if (c.network) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     synchronized DestinationStats snapshot() {
         return new DestinationStats(name, pendingCount, inflight, consumers.size(), enqueued, dequeued, expired, deadLettered);
     }

@@ -108,6 +108,11 @@ final class ServerConsumer {
         session.write(new StompFrame(StompCommand.MESSAGE, h, m.body));
     }
 
+    /** Deliveries awaiting acknowledgement; under the queue's monitor. */
+    int inflightCount() {
+        return inflight.size();
+    }
+
     long progress() {
         return progress;
     }

@@ -394,8 +394,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                     }
                     if (e != null) {
                         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-                        error(cause instanceof AuthenticationException ? cause.getMessage() : "login failed", null,
-                                f.header(StompHeaders.RECEIPT));
+                        String why = cause instanceof AuthenticationException ? cause.getMessage() : "login failed";
+                        core.hook.loginFailed(f.header(StompHeaders.LOGIN), String.valueOf(ch.remoteAddress()), why);
+                        error(why, null, f.header(StompHeaders.RECEIPT));
                         return;
                     }
                     identity = id;
@@ -455,6 +456,10 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             f.headers().set(StompHeaders.REPLY_TO, ownTemp(replyTo));
         }
         f.headers().set(StompHeaders.DESTINATION, dest);
+        if (dest.equals(io.fedbridge.broker.management.ManagementDestinations.REQUESTS)) {
+            onManagementRequest(f);
+            return;
+        }
         if (!writable.contains(dest)) {
             String denied = guard.denySend(identity, federationLink, dest); // forwarded SENDs too: the bridge's identity decides
             if (denied != null) {
@@ -1064,6 +1069,44 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         core.unregister(this);
         super.channelInactive(ctx);
+    }
+
+    // ---------------------------------------------------------------- management (see ManagedCore)
+
+    private final long connectedAt = System.currentTimeMillis();
+
+    /** A request to the management queue: answered by the broker, never queued; needs {@code admin} there. */
+    private void onManagementRequest(StompFrame f) {
+        String dest = io.fedbridge.broker.management.ManagementDestinations.REQUESTS;
+        String denied = guard.deny(identity, io.fedbridge.broker.security.Operation.ADMIN, dest);
+        if (denied != null || f.header(StompHeaders.TRANSACTION) != null) {
+            error(denied != null ? "SEND denied: " + denied : "SEND rejected: a management request cannot be part of a "
+                    + "transaction", null, f.header(StompHeaders.RECEIPT));
+            return;
+        }
+        core.hook.request(identity.name(), f.headers(), f.body());
+        receipt(f);
+    }
+
+    String id() {
+        return sessionId;
+    }
+
+    /** This connection and its consumers, read on its event loop where they live; null if it has none (closed). */
+    CompletableFuture<ManagedCore.Described> describe() {
+        Channel ch = channel;
+        if (ch == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<ManagedCore.Described> f = new CompletableFuture<>();
+        try {
+            ch.eventLoop().execute(() -> f.complete(ManagedCore.describe(sessionId, String.valueOf(ch.remoteAddress()),
+                    identity.name(), clientId, version, federationLink, state.name(), connectedAt,
+                    List.copyOf(consumers.values()))));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            f.complete(null);
+        }
+        return f;
     }
 
     @Override

@@ -90,6 +90,13 @@ final class TopicRegistry {
         return exact.size();
     }
 
+    /** Every subscription, exact and wildcard (management's view). */
+    List<Registration> registrations() {
+        List<Registration> all = new ArrayList<>(wildcard);
+        exact.values().forEach(all::addAll);
+        return all;
+    }
+
     Set<String> topics() {
         return Set.copyOf(knownTopics);
     }

@@ -80,7 +80,44 @@ public final class BrokerJmx implements AutoCloseable {
             public boolean removeNetworkConnector(String discoveryUri) {
                 return broker.removeNetworkConnector(discoveryUri);
             }
+
+            @Override
+            public String[] getTopics() {
+                return broker.management().topics().stream().map(t -> t.destination()).toArray(String[]::new);
+            }
+
+            @Override
+            public String[] getConnections() {
+                return broker.management().connections().stream().map(c -> c.id()).toArray(String[]::new);
+            }
+
+            @Override
+            public int purgeQueue(String destination) {
+                return jmxSafe(() -> broker.management().purgeQueue(destination));
+            }
+
+            @Override
+            public int deleteQueue(String destination) {
+                return jmxSafe(() -> broker.management().deleteQueue(destination));
+            }
+
+            @Override
+            public void closeConnection(String id) {
+                jmxSafe(() -> {
+                    broker.management().closeConnection(id, "jmx");
+                    return 0;
+                });
+            }
         });
+    }
+
+    /** A management failure as an exception every JMX client can load (its message names the object). */
+    private static int jmxSafe(Supplier<Integer> op) {
+        try {
+            return op.get();
+        } catch (io.fedbridge.broker.management.ManagementException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
     }
 
     public ObjectName brokerName() {

@@ -23,4 +23,19 @@ public interface BrokerMXBean {
 
     /** Removes a network connector; false if there was none with that URI. */
     boolean removeNetworkConnector(String discoveryUri);
+
+    /** Topics with subscribers (or sent to), as management lists them. */
+    String[] getTopics();
+
+    /** Connection ids (what {@link #closeConnection} takes), bridges' included. */
+    String[] getConnections();
+
+    /** Removes the messages waiting in a queue; returns how many. Fails naming the queue if there is none. */
+    int purgeQueue(String destination);
+
+    /** Deletes a queue without consumers, with its messages; returns how many it held. */
+    int deleteQueue(String destination);
+
+    /** Closes a connection (its client gets an ERROR saying so). Fails naming it if there is none. */
+    void closeConnection(String id);
 }

@@ -1,5 +1,6 @@
 package io.fedbridge.broker.security.internal;
 
+import io.fedbridge.broker.management.ManagementDestinations;
 import io.fedbridge.broker.security.AuthenticationException;
 import io.fedbridge.broker.security.Authorizer;
 import io.fedbridge.broker.security.Identity;
@@ -31,6 +32,7 @@ public final class SecurityGuard implements AutoCloseable {
     private static final SecurityGuard OPEN = new SecurityGuard(SecurityConfig.ofDefaults(), "open");
     private static final String ADVISORY_PREFIX = "/topic/fedbridge.advisory.";
     private static final DestinationPattern ADVISORIES = DestinationPattern.parseRule(ADVISORY_PREFIX + ">");
+    private static final DestinationPattern MANAGEMENT_EVENTS = DestinationPattern.parseRule(ManagementDestinations.EVENTS);
 
     private final SecurityConfig config;
     private final String brokerName;
@@ -163,9 +165,14 @@ public final class SecurityGuard implements AutoCloseable {
 
     /**
      * Null if {@code identity} may SEND to {@code destination}: {@code write}; for an advisory topic (a forged advisory
-     * would steer bridges and failover clients) only a federation link holding {@code federate}. Else why not.
+     * would steer bridges and failover clients) only a federation link holding {@code federate}; for the management
+     * events topic nobody (only the broker publishes there). Else why not.
      */
     public String denySend(Identity identity, boolean link, String destination) {
+        if (ManagementDestinations.isReserved(destination)) {
+            // the request queue never gets here (the session answers requests itself): these are the broker's events
+            return destination + " is published by the broker only (management events cannot be sent by clients)";
+        }
         if (isAdvisory(destination)) {
             return mayFederate(identity, link, destination) ? null : "advisory topics are written by the federation's brokers "
                     + "and links only" + (link ? " (user '" + identity.name() + "' has no federate permission on " + destination + ")"
@@ -177,7 +184,8 @@ public final class SecurityGuard implements AutoCloseable {
     /**
      * Null if {@code identity} may SUBSCRIBE to {@code destination}: {@code read}; {@code admin} (or, on a federation
      * link, {@code federate}) for an advisory topic (but {@code read} for the cluster topic failover clients follow); {@code read} and {@code admin} for a
-     * wildcard that also matches advisory topics, such as {@code /topic/>}. Else why not.
+     * wildcard that also matches advisory topics or the management events topic, such as {@code /topic/>}; {@code admin} for
+     * the management events topic; nobody for the management request queue (the broker answers it). Else why not.
      */
     public String denySubscribe(Identity identity, boolean link, String destination) {
         if (destination.equals(FederationHeaders.CLUSTER_TOPIC)) {
@@ -186,10 +194,15 @@ public final class SecurityGuard implements AutoCloseable {
         if (isAdvisory(destination)) {
             return mayFederate(identity, link, destination) ? null : deny(identity, Operation.ADMIN, destination);
         }
+        if (ManagementDestinations.isReserved(destination)) {
+            return ManagementDestinations.isEvents(destination) ? deny(identity, Operation.ADMIN, destination)
+                    : destination + " is answered by the broker: send requests there with a reply-to, and read the answers "
+                    + "on that reply-to";
+        }
         String denied = deny(identity, Operation.READ, destination);
         if (denied == null && config.authorizer() != null && (destination.indexOf('*') >= 0 || destination.indexOf('>') >= 0)) {
             DestinationPattern p = DestinationPattern.parse(destination);
-            if (p != null && p.overlaps(ADVISORIES)) {
+            if (p != null && (p.overlaps(ADVISORIES) || p.overlaps(MANAGEMENT_EVENTS))) {
                 denied = deny(identity, Operation.ADMIN, destination);
             }
         }
