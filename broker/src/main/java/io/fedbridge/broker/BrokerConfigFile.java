@@ -168,6 +168,10 @@ public final class BrokerConfigFile {
             new BrokerKey("network", true, (v, p) -> {
                 String uri = v.uri();
                 return b -> b.networkConnector(uri);
+            }),
+            new BrokerKey("metrics", false, (v, p) -> {
+                String uri = v.uri();
+                return b -> b.metrics(uri);
             })), BrokerKey::name);
 
     /** The keys of a {@code [policy PATTERN]} section, in the order of {@link DestinationPolicy}'s components. */
