@@ -26,7 +26,7 @@
   function drawGraph(state) {
     var svg = document.getElementById('graph');
     while (svg.firstChild) { svg.removeChild(svg.firstChild); }
-    var cx = 280, cy = 180, r = 130;
+    var cx = 250, cy = state.links.length <= 2 ? 220 : 165, r = 140;
     // one node per peer broker (two links to one broker share its node)
     var peers = [];
     var byLabel = {};
@@ -40,9 +40,11 @@
     svg.appendChild(edges);
     svg.appendChild(nodes);
     peers.forEach(function (p, i) {
-      var a = -Math.PI / 2 + 2 * Math.PI * i / Math.max(peers.length, 1);
-      p.x = cx + r * Math.cos(a) * 1.45;
-      p.y = cy + r * Math.sin(a);
+      // one or two peers above this broker (a triangle for three brokers), more around it
+      var a = peers.length <= 2 ? -Math.PI / 2 + (peers.length === 1 ? 0 : (i === 0 ? -1 : 1) * Math.PI / 4)
+        : -Math.PI / 2 + 2 * Math.PI * i / peers.length;
+      p.x = cx + r * Math.cos(a) * 1.2;
+      p.y = cy + r * Math.sin(a) * (peers.length <= 2 ? 1 : 0.85);
       p.links.forEach(function (l, j) {
         var off = (j - (p.links.length - 1) / 2) * 8;
         var line = el('svg:line', { 'class': 'link', 'data-peer': l.peer, 'data-peer-name': l.name || '',
@@ -50,7 +52,10 @@
           stroke: COLORS[l.state] || '#999', 'stroke-width': 4, 'stroke-linecap': 'round' });
         line.appendChild(el('svg:title', {}, l.peer + ': ' + l.state + (l.lastError ? ' (' + l.lastError + ')' : '')));
         edges.appendChild(line);
-        var mx = (cx + p.x) / 2, my = (cy + p.y) / 2 + off - 6;
+        // the label beside the line's middle, on the side away from the centre line
+        var dx = p.x - cx, dy = p.y - cy, len = Math.sqrt(dx * dx + dy * dy) || 1, side = dx < 0 ? -1 : 1;
+        var mx = (cx + p.x) / 2 + off + side * 16 * dy / len * -1 + (side < 0 ? -26 : 26);
+        var my = (cy + p.y) / 2 + off + 4;
         edges.appendChild(el('svg:text', { 'class': 'link-label', x: mx, y: my, 'text-anchor': 'middle' },
           l.state === 'UP' || l.state === 'STALLED' ? l.rate.toFixed(1) + ' msg/s' : l.state.toLowerCase()));
       });
@@ -71,6 +76,7 @@
   function sparkline(history) {
     var w = 120, h = 22, max = Math.max.apply(null, history.concat([1]));
     var svg = el('svg:svg', { 'class': 'spark', width: w, height: h, viewBox: '0 0 ' + w + ' ' + h });
+    if (history.length === 1) { history = [history[0], history[0]]; }
     var pts = history.map(function (v, i) {
       var x = history.length < 2 ? w : i * w / (history.length - 1);
       return x.toFixed(1) + ',' + (h - 1 - v / max * (h - 2)).toFixed(1);
