@@ -55,6 +55,7 @@ import java.util.stream.Collectors;
  * memoryLimit = 256MiB
  * heartBeat = 10s
  * network = static:(tcp://127.0.0.1:61614)?networkTTL=2   # repeatable, kept verbatim
+ * metrics = http://127.0.0.1:9404                        # needs fedbridge-metrics (docs/metrics.md)
  *
  * [policy /queue/orders.&gt;]
  * maxNumMsgs = 100000
