@@ -70,6 +70,8 @@ public final class Broker implements AutoCloseable {
     private final SecurityGuard guard;
     private volatile io.fedbridge.broker.management.BrokerManagement management;
     private final List<io.fedbridge.broker.management.ListenerInfo> listenerInfos = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Started {@link BrokerExtension}s, closed in reverse order before the broker's listeners. */
+    private final List<AutoCloseable> extensions = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private Broker(BrokerConfig config, MessageStore store, String id) {
         this.config = config;
@@ -121,6 +123,7 @@ public final class Broker implements AutoCloseable {
                 b.addNetworkConnector(nc);
             }
             b.startJmx();
+            b.startExtensions();
         } catch (RuntimeException e) {
             b.close();
             throw e;
@@ -401,6 +404,67 @@ public final class Broker implements AutoCloseable {
         }
     }
 
+    private void startExtensions() {
+        for (BrokerExtension x : java.util.ServiceLoader.load(BrokerExtension.class, Broker.class.getClassLoader())) {
+            AutoCloseable started;
+            try {
+                started = x.start(this);
+            } catch (RuntimeException e) {
+                throw new BrokerException("broker " + config.name() + ": " + e.getMessage(), e);
+            }
+            if (started != null) {
+                extensions.add(started);
+            }
+        }
+        if (config.metrics() != null && extensions.isEmpty()) {
+            throw new BrokerException("broker " + config.name() + ": metrics = " + config.metrics()
+                    + " needs the module fedbridge-metrics (io.fedbridge:fedbridge-metrics) on the class path");
+        }
+    }
+
+    /**
+     * The started {@link BrokerExtension} of this type, e.g. {@code broker.extension(MetricsEndpoint.class)}; null if
+     * none is running.
+     */
+    public <T> T extension(Class<T> type) {
+        for (AutoCloseable x : extensions) {
+            if (type.isInstance(x)) {
+                return type.cast(x);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Tells {@code listener} of every message a queue hands to a consumer (replacing the previous listener; null for
+     * none). For metrics: see {@link DispatchListener} for what it may do.
+     */
+    public void onDispatch(DispatchListener listener) {
+        core.dispatchListener = listener == null ? DispatchListener.NONE : listener;
+    }
+
+    /** The store this broker keeps persistent messages in (read its counters; writing to it is the broker's job). */
+    public MessageStore store() {
+        return store;
+    }
+
+    /**
+     * Every link of every network connector, one per peer, with counters that outlive a reconnect and the peer's
+     * name (see {@link NetworkConnector#links()}).
+     */
+    public List<io.fedbridge.core.bridge.LinkStats> links() {
+        List<io.fedbridge.core.bridge.LinkStats> l = new ArrayList<>();
+        for (NetworkConnector nc : networkConnectors) {
+            l.addAll(nc.links());
+        }
+        return l;
+    }
+
+    /** Federation ids the dedupe window remembers now (at most {@link BrokerCore#DEDUPE_CAPACITY}). */
+    public int dedupeWindowSize() {
+        return core.dedupeWindowSize();
+    }
+
     /** The broker's JMX beans (refreshed every second); null before start completes. */
     public BrokerJmx jmx() {
         return jmx;
@@ -516,6 +580,14 @@ public final class Broker implements AutoCloseable {
     public void close() {
         boolean wasRunning = running;
         running = false;
+        for (int i = extensions.size() - 1; i >= 0; i--) {
+            try {
+                extensions.get(i).close();
+            } catch (Exception e) {
+                LOG.warn("broker {}: closing {} failed: {}", config.name(), extensions.get(i), e.toString());
+            }
+        }
+        extensions.clear();
         if (jmxRefresh != null) {
             jmxRefresh.cancel(false);
         }

@@ -42,11 +42,23 @@ import java.util.regex.Pattern;
  * @param resourceLimits   bounds on what one client can make the broker hold (CONNECT timeout, subscriptions,
  *                         transactions, destinations, durable subscriptions, slow consumers, free disk); default
  *                         {@link ResourceLimits#ofDefaults()}
+ * @param metrics          where to serve Prometheus metrics, health checks and the web console, e.g.
+ *                         {@code http://127.0.0.1:9404} (port 0 = any free port); needs the module
+ *                         {@code fedbridge-metrics}, see docs/metrics.md. Null (default) = none
  */
 public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                            Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                            List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
-                           Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits) {
+                           Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics) {
+
+    /** A configuration without a metrics listener. */
+    public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
+                        Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
+                        List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
+                        Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits) {
+        this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
+                networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, null);
+    }
 
     /** The default in-doubt hold: long enough for a broker restart or a link reconnect. */
     public static final Duration DEFAULT_IN_DOUBT_HOLD = Duration.ofSeconds(10);
@@ -141,6 +153,24 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
                     + defaultIoThreads() + " here), but was " + ioThreads);
         }
         resourceLimits = resourceLimits == null ? ResourceLimits.ofDefaults() : resourceLimits;
+        checkMetrics(metrics);
+    }
+
+    private static void checkMetrics(String metrics) {
+        if (metrics == null) {
+            return;
+        }
+        java.net.URI u;
+        try {
+            u = new java.net.URI(metrics);
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("metrics must be a URI http://HOST:PORT, but was '" + metrics + "'", e);
+        }
+        if (!"http".equals(u.getScheme()) || u.getHost() == null || u.getPort() < 0
+                || u.getRawPath() != null && !u.getRawPath().isEmpty() && !"/".equals(u.getRawPath()) || u.getRawFragment() != null) {
+            throw new IllegalArgumentException("metrics must be a URI http://HOST:PORT (port 0 = any free port, options "
+                    + "after '?'), but was '" + metrics + "'");
+        }
     }
 
     /** The most I/O threads a broker may have. */
@@ -179,7 +209,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
                 + ", limits=" + limits + ", heartBeat=" + heartBeat + ", memoryLimit=" + memoryLimit + ", defaultPrefetch="
                 + defaultPrefetch + ", durability=" + durability + ", policies=" + policies + ", networkConnectors="
                 + masked(networkConnectors) + ", security=" + security + ", inDoubtHold=" + inDoubtHold + ", ioThreads=" + ioThreads
-                + ", resourceLimits=" + resourceLimits + "]";
+                + ", resourceLimits=" + resourceLimits + ", metrics=" + metrics + "]";
     }
 
     private static List<String> masked(List<String> uris) {
@@ -217,6 +247,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         b.inDoubtHold = inDoubtHold;
         b.ioThreads = ioThreads;
         b.resourceLimits = resourceLimits;
+        b.metrics = metrics;
         return b;
     }
 
@@ -235,6 +266,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         private SecurityConfig security;
         private int ioThreads;
         private ResourceLimits resourceLimits;
+        private String metrics;
 
         private Builder(String name) {
             this.name = name;
@@ -335,9 +367,15 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** See {@link BrokerConfig#metrics()}: e.g. {@code http://127.0.0.1:9404}; null = none. */
+        public Builder metrics(String uri) {
+            this.metrics = uri;
+            return this;
+        }
+
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
-                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits);
+                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics);
         }
     }
 }

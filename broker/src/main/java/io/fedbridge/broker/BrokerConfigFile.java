@@ -55,6 +55,7 @@ import java.util.stream.Collectors;
  * memoryLimit = 256MiB
  * heartBeat = 10s
  * network = static:(tcp://127.0.0.1:61614)?networkTTL=2   # repeatable, kept verbatim
+ * metrics = http://127.0.0.1:9404                        # needs fedbridge-metrics (docs/metrics.md)
  *
  * [policy /queue/orders.&gt;]
  * maxNumMsgs = 100000
@@ -168,6 +169,10 @@ public final class BrokerConfigFile {
             new BrokerKey("network", true, (v, p) -> {
                 String uri = v.uri();
                 return b -> b.networkConnector(uri);
+            }),
+            new BrokerKey("metrics", false, (v, p) -> {
+                String uri = v.uri();
+                return b -> b.metrics(uri);
             })), BrokerKey::name);
 
     /** The keys of a {@code [policy PATTERN]} section, in the order of {@link DestinationPolicy}'s components. */

@@ -11,7 +11,14 @@ package io.fedbridge.broker;
  * @param dequeued  messages acknowledged (or auto-acknowledged) since start
  * @param expired   messages dropped because their {@code expires} time passed
  * @param deadLettered messages moved to (or, without useDMQ, dropped instead of) the dead-letter queue
+ * @param bytes     message bytes held: pending and inflight messages' headers and bodies
  */
 public record DestinationStats(String name, int pending, int inflight, int consumers, long enqueued, long dequeued,
-                               long expired, long deadLettered) {
+                               long expired, long deadLettered, long bytes) {
+
+    /** Counters without the bytes held (0). */
+    public DestinationStats(String name, int pending, int inflight, int consumers, long enqueued, long dequeued,
+                            long expired, long deadLettered) {
+        this(name, pending, inflight, consumers, enqueued, dequeued, expired, deadLettered, 0);
+    }
 }

@@ -44,6 +44,7 @@ class BrokerConfigFileTest {
                 maxHeaders = 50
                 maxHeaderLength = 4KiB
                 network = static:(tcp://127.0.0.1:61614)?networkTTL=2
+                metrics = http://127.0.0.1:9404?linkGrace=10s
                 """);
 
         assertThat(c.name()).isEqualTo("A");
@@ -55,6 +56,7 @@ class BrokerConfigFileTest {
         assertThat(c.defaultPrefetch()).isEqualTo(200);
         assertThat(c.limits()).isEqualTo(new FrameLimits(1024 * 1024, 50, 4096));
         assertThat(c.networkConnectors()).containsExactly("static:(tcp://127.0.0.1:61614)?networkTTL=2");
+        assertThat(c.metrics()).isEqualTo("http://127.0.0.1:9404?linkGrace=10s");
         assertThat(c.policies()).isEmpty();
     }
 
@@ -232,7 +234,7 @@ class BrokerConfigFileTest {
         assertThat(BrokerConfigFile.brokerKeys()).containsExactly("name", "listen", "data", "durability", "memoryLimit",
                 "heartBeat", "inDoubtHold", "ioThreads", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength",
                 "connectAttemptTimeout", "maxSubscriptionsPerConnection", "maxTransactionsPerConnection", "maxDestinations",
-                "maxDurableSubscriptionsPerClientId", "maxSlowDuration", "minFreeDisk", "network");
+                "maxDurableSubscriptionsPerClientId", "maxSlowDuration", "minFreeDisk", "network", "metrics");
         assertThat(BrokerConfigFile.policyKeys()).containsExactly("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
                 "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
                 "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly");
@@ -266,6 +268,7 @@ class BrokerConfigFileTest {
         keysByComponent.put("resourceLimits", List.of("connectAttemptTimeout", "maxSubscriptionsPerConnection",
                 "maxTransactionsPerConnection", "maxDestinations", "maxDurableSubscriptionsPerClientId", "maxSlowDuration",
                 "minFreeDisk")); // every component but diskSpace, which only Java code can supply
+        keysByComponent.put("metrics", List.of("metrics"));
 
         assertThat(Arrays.stream(BrokerConfig.class.getRecordComponents()).map(RecordComponent::getName))
                 .containsExactlyInAnyOrderElementsOf(keysByComponent.keySet());
@@ -431,7 +434,7 @@ class BrokerConfigFileTest {
                 .hasMessage("broker.conf:7: unknown key 'memoryLimt'; valid keys are: connectAttemptTimeout, data, "
                         + "defaultPrefetch, durability, heartBeat, inDoubtHold, ioThreads, listen, maxDestinations, "
                         + "maxDurableSubscriptionsPerClientId, maxFrameSize, maxHeaderLength, maxHeaders, maxSlowDuration, "
-                        + "maxSubscriptionsPerConnection, maxTransactionsPerConnection, memoryLimit, minFreeDisk, name, network; "
+                        + "maxSubscriptionsPerConnection, maxTransactionsPerConnection, memoryLimit, metrics, minFreeDisk, name, network; "
                         + "did you mean 'memoryLimit'?")
                 .satisfies(e -> {
                     ConfigFileException cfe = (ConfigFileException) e;

@@ -67,6 +67,11 @@ final class BrokerCommand implements Callable<Integer> {
                 + "added to the --config file's network lines."})
     List<String> networks = new ArrayList<>();
 
+    @Option(names = "--metrics", paramLabel = "URI",
+            description = {"Serve Prometheus metrics, health checks and the web console on URI, e.g. http://127.0.0.1:9404 "
+                + "(/metrics, /healthz, /readyz, /); overrides the --config file's metrics. Default: the file's, else none."})
+    String metrics;
+
     @Mixin
     LoggingOptions logging;
 
@@ -85,6 +90,10 @@ final class BrokerCommand implements Callable<Integer> {
         for (String uri : broker.connectUris()) {
             out.println("broker " + brokerName + " listening on " + uri);
         }
+        io.fedbridge.metrics.MetricsEndpoint endpoint = broker.extension(io.fedbridge.metrics.MetricsEndpoint.class);
+        if (endpoint != null) {
+            out.println("broker " + brokerName + " metrics, health and console on " + endpoint.uri());
+        }
         out.flush();
         stopped.await();
         return ExitCode.OK;
@@ -99,7 +108,7 @@ final class BrokerCommand implements Callable<Integer> {
             BrokerConfig.Builder b = BrokerConfig.builder(name).dataDirectory(dataDirectory);
             (listeners.isEmpty() ? List.of(DEFAULT_LISTENER) : listeners).forEach(b::listen);
             networks.forEach(b::networkConnector);
-            return b.build();
+            return b.metrics(metrics).build();
         }
         BrokerConfig.Builder b = BrokerConfigFile.load(configFile);
         if (name != null) {
@@ -109,6 +118,9 @@ final class BrokerCommand implements Callable<Integer> {
             b.dataDirectory(dataDirectory);
         }
         networks.forEach(b::networkConnector);
+        if (metrics != null) {
+            b.metrics(metrics);
+        }
         BrokerConfig fromFile = name != null ? b.build() : buildWithTheFilesName(b);
         if (!listeners.isEmpty()) {
             return withListeners(fromFile, listeners);

@@ -271,6 +271,16 @@ class BrokerCommandTest {
     }
 
     @Test
+    void shouldServeMetricsFromTheMetricsFlagOverTheConfigFiles() throws IOException {
+        Path file = write("m.conf", "name = M\nmetrics = http://127.0.0.1:9404\n");
+        assertThat(parsed("broker", "--config", file.toString()).config().metrics()).isEqualTo("http://127.0.0.1:9404");
+        assertThat(parsed("broker", "--config", file.toString(), "--metrics", "http://127.0.0.1:0").config().metrics())
+                .isEqualTo("http://127.0.0.1:0");
+        assertThat(parsed("broker", "--name", "M", "--metrics", "http://127.0.0.1:0").config().metrics())
+                .isEqualTo("http://127.0.0.1:0");
+    }
+
+    @Test
     void shouldListenForStompOverWebSocketFromTheListenFlag() {
         BrokerConfig c = parsed("broker", "--name", "W", "--listen", "ws://127.0.0.1:0/stomp").config();
         assertThat(c.listeners()).containsExactly("ws://127.0.0.1:0/stomp");

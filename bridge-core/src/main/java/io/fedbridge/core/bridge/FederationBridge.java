@@ -66,6 +66,8 @@ public final class FederationBridge implements AutoCloseable {
     final AtomicLong replayed = new AtomicLong();
     private volatile long lastProgressNanos = System.nanoTime();
     private volatile BridgeState state = BridgeState.CONNECTING;
+    /** When {@link #state} last changed (System.nanoTime). */
+    private volatile long stateSinceNanos = System.nanoTime();
     private volatile String lastError;
     private volatile StompConnection local;
     private volatile StompConnection remote;
@@ -185,7 +187,7 @@ public final class FederationBridge implements AutoCloseable {
                 directions.add(new Direction(this, config, remote, remoteId, remoteNames, local, localId, localNames, "inbound"));
             }
         }
-        state = BridgeState.UP;
+        setState(BridgeState.UP);
         lastProgressNanos = System.nanoTime();
         long period = Math.max(100, config.stallTimeout().toMillis() / 4);
         stallCheck = TIMERS.scheduleAtFixedRate(this::checkStall, period, period, TimeUnit.MILLISECONDS);
@@ -214,7 +216,7 @@ public final class FederationBridge implements AutoCloseable {
             return;
         }
         boolean wasUp = state == BridgeState.UP || state == BridgeState.STALLED;
-        state = BridgeState.DOWN;
+        setState(BridgeState.DOWN);
         lastError = cause == null ? null : String.valueOf(cause.getMessage());
         ScheduledFuture<?> sc = stallCheck;
         if (sc != null) {
@@ -267,7 +269,7 @@ public final class FederationBridge implements AutoCloseable {
         boolean stalled = pending.get() > 0
                 && System.nanoTime() - lastProgressNanos > config.stallTimeout().toNanos();
         if (stalled && state == BridgeState.UP) {
-            state = BridgeState.STALLED;
+            setState(BridgeState.STALLED);
             LOG.warn("bridge {} stalled: {} forwards without a receipt for over {}", config.name(), pending.get(), config.stallTimeout());
             listener.linkStalled(this);
         }
@@ -277,7 +279,7 @@ public final class FederationBridge implements AutoCloseable {
     public void progress() {
         lastProgressNanos = System.nanoTime();
         if (state == BridgeState.STALLED) {
-            state = BridgeState.UP;
+            setState(BridgeState.UP);
             LOG.info("bridge {} resumed", config.name());
             listener.linkResumed(this);
         }
@@ -346,6 +348,30 @@ public final class FederationBridge implements AutoCloseable {
 
     public BridgeState state() {
         return state;
+    }
+
+    private void setState(BridgeState s) {
+        stateSinceNanos = System.nanoTime();
+        state = s;
+    }
+
+    /** How long the bridge has been in its {@link #state()}. */
+    public Duration timeInState() {
+        return Duration.ofNanos(System.nanoTime() - stateSinceNanos);
+    }
+
+    /**
+     * How long forwards have been waiting for the peer's receipt: the time since the last receipt (or since the first
+     * forward after all were receipted) while any forward is pending; {@link Duration#ZERO} when none is.
+     */
+    public Duration receiptLag() {
+        return pending.get() > 0 ? Duration.ofNanos(Math.max(0, System.nanoTime() - lastProgressNanos)) : Duration.ZERO;
+    }
+
+    /** The peer broker's name from its CONNECTED frame, or null before connecting or for a foreign broker. */
+    public String remoteBrokerName() {
+        StompConnection r = remote;
+        return r == null ? null : r.connectedHeaders().get(FederationHeaders.BROKER_NAME);
     }
 
     /** The peer's broker id, or null before connecting or for a foreign broker. */

@@ -73,6 +73,8 @@ public final class NetworkConnector implements AutoCloseable {
     private final Map<String, FederationBridge> bridges = new ConcurrentHashMap<>();
     /** The last stats of each peer's bridge once it went down, shown until a new bridge to that peer is up. */
     private final Map<String, BridgeStats> lastDown = new ConcurrentHashMap<>();
+    /** What outlives each bridge of a peer: cumulative counters, its name, since when it is down. */
+    private final Map<String, PeerHistory> history = new ConcurrentHashMap<>();
     private volatile boolean closed;
     /** Told of every bridge's link events (the broker's management); no-op by default. */
     private final BridgeListener links;
@@ -169,9 +171,15 @@ public final class NetworkConnector implements AutoCloseable {
             String name = template.name().contains("->vm://unset") ? null : template.name();
             BridgeConfig cfg = template.toBuilder().remoteUri(peer.uri())
                     .name(name != null ? name + "@" + peer.uri() : template.localUri() + "->" + peer.uri()).build();
+            PeerHistory h = history.computeIfAbsent(peer.uri(), u -> new PeerHistory());
+            if (h.starts.getAndIncrement() == 0) {
+                h.firstStartNanos = System.nanoTime();
+            }
             FederationBridge b = FederationBridge.start(cfg, new BridgeListener() {
                 @Override
                 public void linkUp(FederationBridge bridge) {
+                    h.peerName = bridge.remoteBrokerName();
+                    h.downSinceNanos = 0;
                     lastDown.remove(peer.uri());
                     agent.peerConnected(peer);
                     links.linkUp(bridge);
@@ -189,6 +197,12 @@ public final class NetworkConnector implements AutoCloseable {
 
                 @Override
                 public void linkDown(FederationBridge bridge, Throwable cause) {
+                    BridgeStats last = bridge.stats();
+                    h.forwardedBefore.addAndGet(last.forwarded());
+                    h.duplicatesBefore.addAndGet(last.duplicates());
+                    if (h.downSinceNanos == 0) {
+                        h.downSinceNanos = System.nanoTime();
+                    }
                     if (!closed && cause != null && !(cause instanceof FederationBridge.SelfConnectionException)) {
                         lastDown.put(peer.uri(), bridge.stats());
                     }
@@ -210,6 +224,7 @@ public final class NetworkConnector implements AutoCloseable {
         @Override
         public void peerLost(PeerInfo peer) {
             lastDown.remove(peer.uri());
+            history.remove(peer.uri());
             FederationBridge b = bridges.remove(peer.uri());
             if (b != null) {
                 b.close();
@@ -252,6 +267,51 @@ public final class NetworkConnector implements AutoCloseable {
         }
         lastDown.forEach(l::putIfAbsent);
         return l;
+    }
+
+    /**
+     * One entry per peer, as {@link #stats()}, with what outlives each bridge: counters summed over every bridge to
+     * the peer, reconnects, the peer's name and how long the link has been in its state. For monitoring: cheap, and
+     * safe from any thread.
+     */
+    public List<LinkStats> links() {
+        List<LinkStats> l = new ArrayList<>();
+        java.util.Set<String> shown = new java.util.HashSet<>();
+        long now = System.nanoTime();
+        for (Map.Entry<String, FederationBridge> e : bridges.entrySet()) {
+            FederationBridge b = e.getValue();
+            PeerHistory h = history.get(e.getKey());
+            BridgeStats s = b.stats();
+            if (h == null || s.state() == BridgeState.DOWN
+                    || s.state() == BridgeState.CONNECTING && lastDown.containsKey(e.getKey())) {
+                continue; // going down, or still retrying: shown below as down, with why
+            }
+            shown.add(e.getKey());
+            String name = b.remoteBrokerName() != null ? b.remoteBrokerName() : h.peerName;
+            java.time.Duration inState = s.state() == BridgeState.CONNECTING && h.downSinceNanos == 0
+                    ? java.time.Duration.ofNanos(now - h.firstStartNanos) : b.timeInState();
+            l.add(new LinkStats(e.getKey(), name, s, h.forwardedBefore.get() + s.forwarded(),
+                    h.duplicatesBefore.get() + s.duplicates(), h.starts.get() - 1, inState, b.receiptLag()));
+        }
+        lastDown.forEach((peer, s) -> {
+            PeerHistory h = history.get(peer);
+            if (!shown.contains(peer) && h != null) {
+                long since = h.downSinceNanos;
+                l.add(new LinkStats(peer, h.peerName, s, h.forwardedBefore.get(), h.duplicatesBefore.get(), h.starts.get() - 1,
+                        java.time.Duration.ofNanos(since == 0 ? 0 : now - since), java.time.Duration.ZERO));
+            }
+        });
+        return l;
+    }
+
+    private static final class PeerHistory {
+        final java.util.concurrent.atomic.AtomicLong starts = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicLong forwardedBefore = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicLong duplicatesBefore = new java.util.concurrent.atomic.AtomicLong();
+        volatile long firstStartNanos;
+        volatile String peerName;
+        /** When the link last went down after being up (or first failed to come up); 0 while it is not down. */
+        volatile long downSinceNanos;
     }
 
     @Override

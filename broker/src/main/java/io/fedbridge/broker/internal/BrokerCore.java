@@ -62,6 +62,8 @@ public final class BrokerCore {
 
     /** Federation ids remembered, in memory and in the data directory's dedupe log. */
     public static final int DEDUPE_CAPACITY = 100_000;
+    /** Told of every dispatch (metrics); set by {@code Broker.onDispatch}. */
+    public volatile io.fedbridge.broker.DispatchListener dispatchListener = io.fedbridge.broker.DispatchListener.NONE;
 
     public BrokerCore(BrokerConfig config, String brokerId, MessageStore store, Clock clock,
                       io.fedbridge.broker.store.DedupeLog dedupeLog, List<io.fedbridge.broker.store.DedupeLog.Fingerprint> knownIds,
@@ -364,6 +366,10 @@ public final class BrokerCore {
 
     public long duplicatesDropped() {
         return dedupe.duplicates();
+    }
+
+    public int dedupeWindowSize() {
+        return dedupe.windowSize();
     }
 
     /** Messages dropped because their broker path already held this broker. */

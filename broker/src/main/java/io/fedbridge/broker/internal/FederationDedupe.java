@@ -285,6 +285,11 @@ final class FederationDedupe {
         return new int[] {producerIds.size(), producerIds.producers()};
     }
 
+    /** Federation ids remembered now (at most the capacity). */
+    synchronized int windowSize() {
+        return recent.size();
+    }
+
     synchronized long duplicates() {
         return duplicates;
     }

@@ -300,6 +300,7 @@ final class QueueDestination {
             return;
         }
         long now = core.clock.millis();
+        io.fedbridge.broker.DispatchListener dispatched = core.dispatchListener; // read once per pass, not per message
         for (int p = PRIORITIES - 1; p >= 0 && pendingCount > 0; p--) {
             Iterator<QueueEntry> it = pending[p].iterator();
             while (it.hasNext()) {
@@ -338,6 +339,7 @@ final class QueueDestination {
                     core.store.updateRedeliveryCount(e.storeKey, e.message.sequence, e.redeliveryCount + 1);
                 }
                 c.deliver(e);
+                dispatched.dispatched(now - e.arrivalMillis, c.network);
                 if (c.autoAck()) {
                     dequeued++;
                     consumed(c, e);
@@ -512,6 +514,7 @@ final class QueueDestination {
     }
 
     synchronized DestinationStats snapshot() {
-        return new DestinationStats(name, pendingCount, inflight, consumers.size(), enqueued, dequeued, expired, deadLettered);
+        return new DestinationStats(name, pendingCount, inflight, consumers.size(), enqueued, dequeued, expired, deadLettered,
+                heldBytes);
     }
 }

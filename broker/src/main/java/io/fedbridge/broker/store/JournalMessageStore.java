@@ -86,6 +86,38 @@ public final class JournalMessageStore implements MessageStore {
         return journal.directory();
     }
 
+    /** Told of each force (fsync) of the journal: for metrics. */
+    @FunctionalInterface
+    public interface SyncListener {
+        /**
+         * Called on the journal's writer thread after each force: keep it quick and non-blocking.
+         *
+         * @param nanos   how long the force took
+         * @param records journal records it made durable (0 when it sealed a segment already forced)
+         */
+        void synced(long nanos, int records);
+    }
+
+    /** Replaces the listener told of each force (fsync); null for none. Thread-safe. */
+    public void onSync(SyncListener listener) {
+        journal.onSync(listener == null ? (nanos, records) -> { } : listener);
+    }
+
+    /** Why the store accepts no more writes (a write failed; reopen it), or null while it does. */
+    public StoreException failure() {
+        return journal.failure();
+    }
+
+    /** Bytes of records written since the store opened (compaction's copies included). */
+    public long bytesWritten() {
+        return journal.bytesWritten();
+    }
+
+    /** Forces (fsyncs) of the journal since the store opened. */
+    public long syncs() {
+        return journal.forces();
+    }
+
     /** The segment files in use, oldest first (diagnostics). */
     public List<Path> segmentFiles() {
         try {

@@ -99,6 +99,12 @@ public final class Journal {
     private boolean unforced;
     private long forceDeadline;
     private boolean maintenanceDue = true;
+    /** Records appended since the last force. */
+    private int recordsUnforced;
+    // monitoring: written by the writer thread once per write or force (never per record), read by anyone
+    private volatile long bytesWritten;
+    private volatile long forces;
+    private volatile io.fedbridge.broker.store.JournalMessageStore.SyncListener syncListener = (nanos, records) -> { };
 
     private Journal(StoreConfig config, Path dir, ChannelOpener opener, FileChannel lockChannel, FileLock lock,
                     JournalIndex index) {
@@ -585,11 +591,13 @@ public final class Journal {
             big.putInt(length).putInt(crc).put(r.type()).put(payload.array(), 0, length).flip();
             writeFully(headChannel, big, headPos);
             headPos += size;
+            bytesWritten += size; // only the writer thread writes it
             markUnforced();
         } else {
             out.putInt(length).putInt(crc).put(r.type()).put(payload.array(), 0, length);
         }
         index.apply(r, head.id(), offset, size);
+        recordsUnforced++;
     }
 
     private void flushBuffer() throws IOException {
@@ -600,6 +608,7 @@ public final class Journal {
         int n = out.remaining();
         writeFully(headChannel, out, headPos);
         headPos += n;
+        bytesWritten += n; // only the writer thread writes it
         out.clear();
         markUnforced();
     }
@@ -612,8 +621,34 @@ public final class Journal {
     }
 
     private void force() throws IOException {
+        long start = System.nanoTime();
         headChannel.force(false);
+        long took = System.nanoTime() - start;
         unforced = false;
+        forces++; // only the writer thread writes it
+        int records = recordsUnforced;
+        recordsUnforced = 0;
+        syncListener.synced(took, records);
+    }
+
+    /** Told of every force of the head segment, on the writer thread. */
+    public void onSync(io.fedbridge.broker.store.JournalMessageStore.SyncListener listener) {
+        this.syncListener = listener;
+    }
+
+    /** Why the journal accepts no more writes, or null while it does. */
+    public StoreException failure() {
+        return failure;
+    }
+
+    /** Bytes of records written since the journal opened. */
+    public long bytesWritten() {
+        return bytesWritten;
+    }
+
+    /** Forces (fsyncs) of the head segment since the journal opened. */
+    public long forces() {
+        return forces;
     }
 
     /** Seals the head (forced, so only the last segment can ever hold a torn write) and starts the next one. */
