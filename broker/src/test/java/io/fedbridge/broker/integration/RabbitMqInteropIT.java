@@ -41,6 +41,8 @@ class RabbitMqInteropIT extends BrokerTestSupport {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final int COUNT = 200;
     private static final int RESTART_COUNT = 1000;
+    /** The bridge's forwards in flight: a peer without dedupe sees at most this many again after its restart. */
+    private static final int WINDOW = 200;
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     private static Path dir;
@@ -178,7 +180,7 @@ class RabbitMqInteropIT extends BrokerTestSupport {
     void shouldLoseNoPersistentMessageFromFedbridgeToRabbitMqAcrossStopAppAndStartApp() throws Exception {
         Broker withConnector = startBroker(BrokerConfig.builder("FC" + NAMES.incrementAndGet())
                 .networkConnector("static:(" + peer() + ")?staticallyIncludedDestinations=/queue/" + q
-                        + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500"));
+                        + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500&prefetchSize=" + WINDOW));
         StompConnection producer = connect(withConnector, "tcp");
         CompletableFuture<Void> produced = CompletableFuture.runAsync(() -> {
             for (int i = 0; i < RESTART_COUNT; i++) {
@@ -197,7 +199,7 @@ class RabbitMqInteropIT extends BrokerTestSupport {
         connectRabbit().subscribeAndWait(clientIndividual("/queue/" + q), onRabbit.acking(), WAIT);
         int repeats = onRabbit.awaitAtLeastOnce("o", RESTART_COUNT);
         // RabbitMQ keeps no federation ids: what it had stored when the restart cut the receipts off, the bridge resends.
-        assertThat(repeats).as("copies resent after the restart").isLessThanOrEqualTo(RESTART_COUNT / 5);
+        assertThat(repeats).as("copies resent after the restart").isLessThanOrEqualTo(WINDOW);
     }
 
     @Test
@@ -211,7 +213,7 @@ class RabbitMqInteropIT extends BrokerTestSupport {
         Deliveries onFed = new Deliveries(WAIT);
         connect(fed, "tcp").subscribeAndWait(clientIndividual("/queue/" + q), onFed.acking(), WAIT);
         NetworkConnector nc = NetworkConnector.start("static:(" + fed.vmUri() + ")?staticallyIncludedDestinations=/queue/" + q
-                + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500",
+                + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500&prefetchSize=" + WINDOW,
                 NetworkConnector.Local.of(peer(), null, "rabbit", List.of()));
         resources.add(0, nc);
 
