@@ -48,7 +48,7 @@ abstract class ComparisonCommand implements Callable<Integer> {
     @Option(names = "--prefetch", description = "Consumer prefetch, sent as prefetch-size and activemq.prefetchSize (default ${DEFAULT-VALUE}).")
     int prefetch = 1000;
 
-    @Option(names = "--targets", split = ",", description = "Any of fedbridge, fedbridge-secured, fedbridge-tls (bridge only),"
+    @Option(names = "--targets", split = ",", description = "Any of fedbridge, fedbridge-secured, fedbridge-tls, fedbridge-metrics (bridge only),"
             + " activemq (default ${DEFAULT-VALUE}).")
     List<String> targets = List.of("fedbridge", "activemq");
 
@@ -312,6 +312,9 @@ abstract class ComparisonCommand implements Callable<Integer> {
             List<String> args = new ArrayList<>(brokerArgs(name, persistent ? dataDir(t.key + "-" + name) : null, connectors));
             if (t.isSecured()) {
                 args.addAll(BenchSecurity.brokerArgs(t.isTls(), logs));
+            }
+            if (t == Target.FEDBRIDGE_METRICS) {
+                args.add("--metrics");
             }
             if (t == Target.ACTIVEMQ) {
                 args.addAll(List.of("--openwire", "--advisories"));

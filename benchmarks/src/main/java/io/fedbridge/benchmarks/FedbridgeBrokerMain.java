@@ -21,7 +21,9 @@ import java.util.List;
  *   <li>{@code --watch-bridges}: note when the number of bridges UP changes, every millisecond;</li>
  *   <li>{@code --secure}: users and authorization rules ({@link BenchSecurity}), so every SEND, SUBSCRIBE and
  *       forward is checked, the bridges' federation right included;</li>
- *   <li>{@code --tls KEYSTORE}: listen on {@code ssl://127.0.0.1:0} with that key store instead of tcp://.</li>
+ *   <li>{@code --tls KEYSTORE}: listen on {@code ssl://127.0.0.1:0} with that key store instead of tcp://;</li>
+ *   <li>{@code --metrics}: the metrics endpoint on {@code http://127.0.0.1:0}, scraped every 5 s from this JVM (a
+ *       Prometheus server's work is not on the broker's bill, but building the scrape is).</li>
  * </ul>
  * Commands on stdin: {@code stats} answers {@code STATS up=N bridges=N forwarded=N acked=N pending=N
  * duplicates=N networkSubscriptions=N remoteConsumers=N [upChangedMicros=T]}, summed over every bridge.
@@ -39,6 +41,7 @@ public final class FedbridgeBrokerMain {
         boolean watch = false;
         boolean secure = false;
         Path keyStore = null;
+        boolean metrics = false;
         List<String> connectors = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -48,9 +51,10 @@ public final class FedbridgeBrokerMain {
                 case "--watch-bridges" -> watch = true;
                 case "--secure" -> secure = true;
                 case "--tls" -> keyStore = Path.of(args[++i]);
+                case "--metrics" -> metrics = true;
                 default -> {
                     System.out.println("ERROR unknown option '" + args[i] + "'; valid: --name, --data, --network-connector,"
-                            + " --watch-bridges, --secure, --tls");
+                            + " --watch-bridges, --secure, --tls, --metrics");
                     System.exit(2);
                 }
             }
@@ -60,12 +64,18 @@ public final class FedbridgeBrokerMain {
         if (secure) {
             config.security(BenchSecurity.brokerSecurity(keyStore));
         }
+        if (metrics) {
+            config.metrics("http://127.0.0.1:0");
+        }
         connectors.forEach(config::networkConnector);
         long startMicros = BridgeWatch.nowMicros();
         Broker broker = Broker.start(config.build());
         long startedMicros = BridgeWatch.nowMicros();
         Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "fedbridge-bench-broker-stop"));
         BridgeWatch watcher = watch ? BridgeWatch.start(() -> up(broker.bridges())) : null;
+        if (metrics) {
+            scrapeEvery5s(broker.extension(io.fedbridge.metrics.MetricsEndpoint.class).uri().resolve("/metrics"));
+        }
         ChildProtocol.ready(broker.connectUris().get(0) + " startMicros=" + startMicros + " startedMicros=" + startedMicros);
         ChildProtocol.serve(command -> switch (command) {
             case "stats" -> stats(broker.bridges()) + (watcher != null ? " " + watcher.describe() : "");
@@ -73,6 +83,24 @@ public final class FedbridgeBrokerMain {
         });
         broker.close();
         System.exit(0);
+    }
+
+    private static void scrapeEvery5s(java.net.URI metrics) {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.util.concurrent.ScheduledExecutorService s = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bench-scraper");
+            t.setDaemon(true);
+            return t;
+        });
+        s.scheduleWithFixedDelay(() -> {
+            try {
+                http.send(java.net.http.HttpRequest.newBuilder(metrics).build(), java.net.http.HttpResponse.BodyHandlers.discarding());
+            } catch (java.io.IOException e) {
+                System.err.println("scrape of " + metrics + " failed: " + e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, 5, 5, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     private static int up(List<BridgeStats> bridges) {

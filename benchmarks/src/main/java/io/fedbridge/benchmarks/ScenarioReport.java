@@ -235,16 +235,16 @@ final class ScenarioReport {
     }
 
     /**
-     * What security costs: each secured fedbridge target against plain fedbridge, median against median, for every
-     * metric of every scenario, and the brokers' CPU per message.
+     * What security, TLS and metrics cost: each fedbridge variant against plain fedbridge, median against median, for
+     * every metric of every scenario, and the brokers' CPU per message.
      */
     private void printSecurityCost(PrintWriter out) {
-        List<Target> secured = targets.stream().filter(Target::isSecured).toList();
+        List<Target> secured = targets.stream().filter(Target::isVariant).toList();
         if (secured.isEmpty() || !targets.contains(Target.FEDBRIDGE)) {
             return;
         }
         out.println();
-        out.println("== Security cost (medians, secured target / fedbridge; for latencies lower is better)");
+        out.println("== Cost of the variants (medians, variant / fedbridge; for latencies lower is better)");
         for (Scenario s : scenarios.values()) {
             for (Target t : secured) {
                 StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %-14s", s.key(), t.title));

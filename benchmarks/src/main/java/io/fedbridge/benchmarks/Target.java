@@ -12,6 +12,8 @@ enum Target {
     FEDBRIDGE_SECURED("fedbridge-secured", "fedbridge+sec", FedbridgeBrokerMain.class),
     /** The same over ssl:// (TLS 1.3) for every connection, the bridges' included. */
     FEDBRIDGE_TLS("fedbridge-tls", "fedbridge+TLS", FedbridgeBrokerMain.class),
+    /** fedbridge with its metrics endpoint on (Micrometer, Prometheus), scraped every 5 s. */
+    FEDBRIDGE_METRICS("fedbridge-metrics", "fedbridge+metrics", FedbridgeBrokerMain.class),
     ACTIVEMQ("activemq", "ActiveMQ " + activeMqVersion(), ActiveMqBrokerMain.class),
     RELAY("relay", "relay ceiling", RelayMain.class);
 
@@ -31,12 +33,17 @@ enum Target {
                 return t;
             }
         }
-        throw new IllegalArgumentException("target must be one of fedbridge, fedbridge-secured, fedbridge-tls, activemq, relay,"
+        throw new IllegalArgumentException("target must be one of fedbridge, fedbridge-secured, fedbridge-tls, fedbridge-metrics, activemq, relay,"
                 + " but was '" + key + "'");
     }
 
     boolean isFedbridge() {
-        return this == FEDBRIDGE || this == FEDBRIDGE_SECURED || this == FEDBRIDGE_TLS;
+        return this == FEDBRIDGE || isVariant();
+    }
+
+    /** A fedbridge target with something switched on that plain fedbridge has off: its cost is reported. */
+    boolean isVariant() {
+        return this == FEDBRIDGE_SECURED || this == FEDBRIDGE_TLS || this == FEDBRIDGE_METRICS;
     }
 
     /** Whether its brokers have users, rules and the federation right on. */
