@@ -140,18 +140,24 @@ public final class RabbitMqServer implements AutoCloseable {
     }
 
     private void awaitStomp(boolean open) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (open && process != null && !process.isAlive()) {
-                throw new IOException("RabbitMQ node " + node + " exited with " + process.exitValue() + ": " + logTail());
-            }
-            if (accepts() == open) {
-                return;
-            }
-            Thread.sleep(100); // polling a foreign process's port: nothing to wait on instead
+        // A foreign process's port: nothing to be told by, so poll it (Awaitility, bounded).
+        boolean[] exited = {false};
+        try {
+            org.awaitility.Awaitility.await("RabbitMQ node " + node + " STOMP port " + stompPort + (open ? " open" : " closed"))
+                    .atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(100)).until(() -> {
+                        if (open && process != null && !process.isAlive()) {
+                            exited[0] = true;
+                            return true;
+                        }
+                        return accepts() == open;
+                    });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new IOException("RabbitMQ node " + node + " STOMP port " + stompPort + (open ? " not open" : " still open")
+                    + " after " + START_TIMEOUT + ": " + logTail(), e);
         }
-        throw new IOException("RabbitMQ node " + node + " STOMP port " + stompPort + (open ? " not open" : " still open")
-                + " after " + START_TIMEOUT + ": " + logTail());
+        if (exited[0]) {
+            throw new IOException("RabbitMQ node " + node + " exited with " + process.exitValue() + ": " + logTail());
+        }
     }
 
     private boolean accepts() {
