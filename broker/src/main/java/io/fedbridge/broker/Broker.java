@@ -107,6 +107,18 @@ public final class Broker implements AutoCloseable {
      * or memory without one). The broker closes the store when it stops.
      */
     public static Broker start(BrokerConfig config, MessageStore customStore) {
+        if (config.ha() != null) {
+            throw new BrokerException("broker " + config.name() + " is a member of HA group '" + config.ha().group()
+                    + "' (ha.group): start it with io.fedbridge.ha.HaMember.start(config), module fedbridge-ha");
+        }
+        return start(config, customStore, null);
+    }
+
+    /**
+     * Starts a broker that is a member of an HA group, answering connections as {@code gate} says. For module
+     * {@code fedbridge-ha}; applications start a member with {@code io.fedbridge.ha.HaMember}.
+     */
+    public static Broker start(BrokerConfig config, MessageStore customStore, io.fedbridge.broker.internal.HaGate gate) {
         String id = brokerId(config);
         MessageStore store = customStore != null ? customStore : openStore(config);
         Broker b;
@@ -116,6 +128,7 @@ public final class Broker implements AutoCloseable {
             store.close();
             throw e;
         }
+        b.core.haGate = gate;
         try {
             b.bindAll();
             b.management = io.fedbridge.broker.management.BrokerManagement.start(b, new io.fedbridge.broker.internal.ManagedCore(b.core));

@@ -45,11 +45,23 @@ import java.util.regex.Pattern;
  * @param metrics          where to serve Prometheus metrics, health checks and the web console, e.g.
  *                         {@code http://127.0.0.1:9404} (port 0 = any free port); needs the module
  *                         {@code fedbridge-metrics}, see docs/metrics.md. Null (default) = none
+ * @param ha               the high-availability group this broker is a member of ({@code ha.*} keys), started with
+ *                         {@code io.fedbridge.ha.HaMember}; null (default) = a stand-alone broker
  */
 public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                            Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                            List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
-                           Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics) {
+                           Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics,
+                           HaConfig ha) {
+
+    /** A configuration outside any HA group. */
+    public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
+                        Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
+                        List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
+                        Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics) {
+        this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
+                networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics, null);
+    }
 
     /** A configuration without a metrics listener. */
     public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
@@ -248,6 +260,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         b.ioThreads = ioThreads;
         b.resourceLimits = resourceLimits;
         b.metrics = metrics;
+        b.ha = ha;
         return b;
     }
 
@@ -267,6 +280,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         private int ioThreads;
         private ResourceLimits resourceLimits;
         private String metrics;
+        private HaConfig ha;
 
         private Builder(String name) {
             this.name = name;
@@ -373,9 +387,26 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** See {@link BrokerConfig#ha()}; null = not in a group. */
+        public Builder ha(HaConfig ha) {
+            this.ha = ha;
+            return this;
+        }
+
+        /**
+         * Changes this broker's HA membership with the {@code ha.*} keys' names, e.g.
+         * {@code ha(h -> h.group("g").brokers("tcp://a:61613,tcp://b:61613").zookeeper("zk:2181"))}.
+         */
+        public Builder ha(java.util.function.Consumer<HaConfig.Builder> change) {
+            HaConfig.Builder b = ha == null ? new HaConfig.Builder() : ha.toBuilder();
+            change.accept(b);
+            this.ha = b.build();
+            return this;
+        }
+
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
-                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics);
+                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics, ha);
         }
     }
 }

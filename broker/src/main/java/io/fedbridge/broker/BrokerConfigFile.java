@@ -173,6 +173,24 @@ public final class BrokerConfigFile {
             new BrokerKey("metrics", false, (v, p) -> {
                 String uri = v.uri();
                 return b -> b.metrics(uri);
+            }),
+            new BrokerKey("ha.group", false, (v, p) -> p.ha(h -> h.group(v.raw()))),
+            new BrokerKey("ha.brokers", true, (v, p) -> {
+                List<String> uris = v.uriList();
+                return p.ha(h -> h.brokers(uris));
+            }),
+            new BrokerKey("ha.replicate", false, (v, p) -> {
+                HaConfig.Replicate r = HaConfig.Replicate.parse(v.raw());
+                return p.ha(h -> h.replicate(r));
+            }),
+            new BrokerKey("ha.zookeeper", false, (v, p) -> p.ha(h -> h.zookeeper(v.raw()))),
+            new BrokerKey("ha.backupTimeout", false, (v, p) -> {
+                Duration d = v.duration();
+                return p.ha(h -> h.backupTimeout(d));
+            }),
+            new BrokerKey("ha.zookeeperSessionTimeout", false, (v, p) -> {
+                Duration d = v.duration();
+                return p.ha(h -> h.zookeeperSessionTimeout(d));
             })), BrokerKey::name);
 
     /** The keys of a {@code [policy PATTERN]} section, in the order of {@link DestinationPolicy}'s components. */
@@ -302,6 +320,8 @@ public final class BrokerConfigFile {
         private final Map<String, Integer> sectionLines = new HashMap<>();
         private FrameLimits limits = FrameLimits.ofDefaults();
         private final ResourceLimits.Builder resourceLimits = ResourceLimits.builder();
+        /** The {@code ha.*} keys so far: built once the whole file is read (ha.group and ha.brokers go together). */
+        private HaConfig.Builder ha;
         private Section section;
         private SecuritySection securitySection;
         private int securityLine;
@@ -326,9 +346,30 @@ public final class BrokerConfigFile {
                 // Each line was checked as it was read, so only a rule spanning several keys can get here.
                 throw new ConfigFileException(source, 0, message(e), e);
             }
+            if (ha != null) {
+                HaConfig built;
+                try {
+                    built = ha.build();
+                } catch (IllegalArgumentException | NullPointerException e) {
+                    Integer line = brokerKeyLines.getOrDefault("ha.group", brokerKeyLines.getOrDefault("ha.brokers", 0));
+                    String why = e instanceof NullPointerException ? "ha.group must be set when any ha.* key is" : e.getMessage();
+                    throw new ConfigFileException(source, line, why, e);
+                }
+                calls.add(b -> b.ha(built));
+            }
             BrokerConfig.Builder builder = BrokerConfig.builder(null);
             calls.forEach(call -> call.accept(builder));
             return builder;
+        }
+
+        /** The builder call for an {@code ha.*} key: none yet, the group is built at the end of the file. */
+        Consumer<BrokerConfig.Builder> ha(Consumer<HaConfig.Builder> change) {
+            if (ha == null) {
+                ha = new HaConfig.Builder();
+            }
+            change.accept(ha);
+            return b -> {
+            };
         }
 
         /** The builder call for a frame limit: the limits so far, with one of them changed. */

@@ -51,6 +51,8 @@ public final class BrokerCore {
     final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
     /** Management's requests and events (see ManagedCore); none until the broker wires it. */
     volatile ManagementHook hook = ManagementHook.NONE;
+    /** The broker's HA group, when it is a member of one (module fedbridge-ha); null for a stand-alone broker. */
+    public volatile HaGate haGate;
     private final AtomicLong sequence;
     private final AtomicLong sessionIds = new AtomicLong();
     private final AtomicLong loopsDropped = new AtomicLong();

@@ -30,6 +30,11 @@ public final class ManagedCore {
 
     private final BrokerCore core;
 
+    /** The broker's HA group, or null. */
+    public HaGate haGate() {
+        return core.haGate;
+    }
+
     public ManagedCore(BrokerCore core) {
         this.core = core;
     }

@@ -75,6 +75,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private boolean federationLink;
     /** The {@code fedbridge-producer-secret} of CONNECT, until {@link #completeConnect} turns it into {@link #idScope}. */
     private String producerSecret;
+    /** The CONNECT's headers when it asked for an HA group's replication stream; else null. */
+    private StompHeaders haBackupConnect;
+    /** An administrator let in to an HA backup: it may only use the management API. */
+    private boolean backupAdmin;
+    private boolean haAdminRequest;
     /** What this connection's own {@code fedbridge-id}s are prefixed with (see {@link ProducerIds}). */
     private String idScope;
     /**
@@ -352,6 +357,15 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             federationLink = true;
         }
+        if (f.header(HaGate.BACKUP_HEADER) != null) {
+            if (!federationLink) {
+                error("CONNECT refused: " + HaGate.BACKUP_HEADER + " needs a link that holds the federation right ("
+                        + FederationHeaders.FEDERATE + ")", null, f.header(StompHeaders.RECEIPT));
+                return;
+            }
+            haBackupConnect = f.headers();
+        }
+        haAdminRequest = "true".equals(f.header(HaGate.ADMIN_HEADER));
         producerSecret = f.header(FederationHeaders.PRODUCER_SECRET);
         if (producerSecret != null && producerSecret.length() < ProducerIds.MIN_SECRET_LENGTH) {
             error("CONNECT refused: " + FederationHeaders.PRODUCER_SECRET + " must be at least " + ProducerIds.MIN_SECRET_LENGTH
@@ -407,6 +421,23 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     private void completeConnect(ChannelHandlerContext ctx, long sendOffer, long receiveOffer, HeartBeats beats) {
+        HaGate ha = core.haGate;
+        StompHeaders haConnected = new StompHeaders();
+        if (haBackupConnect != null) {
+            String refused = ha == null ? "broker " + core.config.name() + " is not a member of an HA group"
+                    : ha.refuseBackup(haBackupConnect, identity, haConnected);
+            if (refused != null) {
+                error("CONNECT refused: " + refused, null, null);
+                return;
+            }
+        } else if (ha != null) {
+            String refused = ha.refuseClient(haAdminRequest);
+            if (refused != null) {
+                refuseForPrimary(refused, ha.primaryUri());
+                return;
+            }
+            backupAdmin = ha.isBackup();
+        }
         if (clientId != null) {
             if (!core.claimClientId(clientId, this)) {
                 // ActiveMQ's rule: a second live connection with one client-id would share its durable subscriptions.
@@ -429,12 +460,36 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(FederationHeaders.CLUSTER_URIS, core.clusterUris());
         h.add(FederationHeaders.ORDERED_RECEIPTS, "true");
         h.add(FederationHeaders.VOUCHED_IDS, "true");
+        haConnected.forEach(h::add);
         state = State.CONNECTED;
         sessionLimits.disarmConnectDeadline();
         ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));
         if (beats.sendMillis() > 0 || beats.receiveMillis() > 0) {
             ctx.pipeline().addBefore(PipelineNames.DECODER, PipelineNames.HEART_BEAT, new HeartBeatHandler(beats));
         }
+        if (haBackupConnect != null) {
+            // The link now carries the group's replication stream, not a client's frames.
+            core.unregister(this);
+            if (clientIdClaimed) {
+                core.releaseClientId(clientId, this);
+                clientIdClaimed = false;
+            }
+            ctx.pipeline().replace(this, "fedbridge-ha-replication", ha.newReplicationHandler(haBackupConnect));
+        }
+    }
+
+    /** A backup's answer to a client: an ERROR naming the primary, so that a failover client moves there. */
+    private void refuseForPrimary(String message, String primary) {
+        state = State.CLOSED;
+        StompHeaders h = new StompHeaders();
+        h.add(StompHeaders.MESSAGE, message);
+        h.add(StompHeaders.CONTENT_TYPE, "text/plain");
+        if (primary != null) {
+            h.add(HaGate.PRIMARY_HEADER, primary);
+        }
+        LOG.debug("broker {}: refusing connection {} from {}: {}", core.config.name(), sessionId, channel.remoteAddress(), message);
+        channel.writeAndFlush(new StompFrame(StompCommand.ERROR, h, message.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .addListener(ChannelFutureListener.CLOSE);
     }
 
     private void onSend(StompFrame f) {
@@ -458,6 +513,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         f.headers().set(StompHeaders.DESTINATION, dest);
         if (dest.equals(io.fedbridge.broker.management.ManagementDestinations.REQUESTS)) {
             onManagementRequest(f);
+            return;
+        }
+        if (backupAdmin) {
+            error("SEND refused: broker " + core.config.name() + " is an HA backup; an administrator's connection may only "
+                    + "send to " + io.fedbridge.broker.management.ManagementDestinations.REQUESTS, null, f.header(StompHeaders.RECEIPT));
             return;
         }
         if (!writable.contains(dest)) {
@@ -624,6 +684,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         String dest = ownTemp(f.header(StompHeaders.DESTINATION));
+        if (backupAdmin && !Destinations.isTemp(dest)) {
+            error("SUBSCRIBE refused: broker " + core.config.name() + " is an HA backup; an administrator's connection may "
+                    + "only subscribe to its temporary queues (management replies)", null, receipt);
+            return;
+        }
         String denied = guard.denySubscribe(identity, federationLink, dest);
         if (denied != null) {
             error("SUBSCRIBE denied: " + denied, null, receipt);

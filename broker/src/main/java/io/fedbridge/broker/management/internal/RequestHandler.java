@@ -37,6 +37,7 @@ public final class RequestHandler {
         TYPES.put("durable-subscription", "name");
         TYPES.put("bridge", "name");
         TYPES.put("discovery-agent", "uri");
+        TYPES.put("ha", "group");
     }
 
     private final BrokerManagement management;
@@ -151,6 +152,7 @@ public final class RequestHandler {
             case "bridge" -> management::bridges;
             case "discovery-agent" -> management::discoveryAgents;
             case "snapshot" -> () -> List.of(management.snapshot());
+            case "ha" -> () -> List.of(haGate().status());
             default -> throw ManagementException.badRequest("type must be one of " + TYPES.keySet() + " or snapshot, but was '"
                     + type + "'");
         };
@@ -169,6 +171,14 @@ public final class RequestHandler {
         if (name != null && !found) {
             throw ManagementException.notFound("no " + type.replace('-', ' ') + " " + name + " on broker " + broker);
         }
+    }
+
+    private io.fedbridge.broker.internal.HaGate haGate() {
+        io.fedbridge.broker.internal.HaGate gate = core.haGate();
+        if (gate == null) {
+            throw ManagementException.notFound("broker " + broker + " is not a member of an HA group (ha.group)");
+        }
+        return gate;
     }
 
     private Object invoke(JsonNode request, String user) {
@@ -216,8 +226,16 @@ public final class RequestHandler {
                 management.removeNetworkConnector(uri);
                 return Map.of("uri", uri, "removed", true);
             }
+            case "ha.promote" -> {
+                try {
+                    return haGate().promote(args.path("force").asBoolean(false));
+                } catch (IllegalStateException e) {
+                    throw ManagementException.badRequest(e.getMessage());
+                }
+            }
             default -> throw ManagementException.badRequest("no method '" + method + "' on " + type + "; methods: queue create, "
-                    + "delete, purge, browse, move; connection close; broker addNetworkConnector, removeNetworkConnector");
+                    + "delete, purge, browse, move; connection close; broker addNetworkConnector, removeNetworkConnector; "
+                    + "ha promote");
         }
     }
 }
