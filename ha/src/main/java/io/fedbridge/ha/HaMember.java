@@ -258,6 +258,7 @@ public final class HaMember implements AutoCloseable {
                 new ReplicaListener(), thread);
         replica = r;
         r.start();
+        thread.execute(this::warmUp);
         LOG.info("HA member {} of group {}: backup, looking for the primary among {}", config.name(), ha.group(), ha.brokers());
     }
 
@@ -275,6 +276,27 @@ public final class HaMember implements AutoCloseable {
         return bound.isEmpty() ? null : bound.get(0);
     }
 
+    /**
+     * Loads what a promotion needs and a backup does not use (the dedupe window's MapDB), off the promotion's path: a
+     * cold JVM spent seconds on it when the primary died.
+     */
+    private void warmUp() {
+        java.nio.file.Path f = data.path().resolve("warm-up.db");
+        try {
+            io.fedbridge.broker.store.DedupeLog.open(f, 16, Duration.ofMinutes(1), java.time.Clock.systemUTC()).close();
+        } catch (RuntimeException e) {
+            LOG.debug("HA member {}: warm-up: {}", config.name(), e.toString());
+        } finally {
+            try (var files = java.nio.file.Files.list(data.path())) {
+                for (java.nio.file.Path p : files.filter(p -> p.getFileName().toString().startsWith("warm-up.db")).toList()) {
+                    java.nio.file.Files.deleteIfExists(p);
+                }
+            } catch (java.io.IOException e) {
+                LOG.debug("HA member {}: warm-up clean-up: {}", config.name(), e.toString());
+            }
+        }
+    }
+
     private void becomePrimary(long epoch, List<String> expected) {
         if (closed || role == HaRole.PRIMARY) {
             return;
@@ -285,12 +307,14 @@ public final class HaMember implements AutoCloseable {
         if (r != null) {
             r.close();
         }
+        long t1 = System.nanoTime();
         data.epoch(epoch);
         Broker old = broker;
         broker = null;
         if (old != null) {
             old.close();
         }
+        long t2 = System.nanoTime();
         ReplicationHub h = new ReplicationHub(config.name(), epoch, ha.backupTimeout(), zk == null ? null : zk::recordReady, thread);
         ReplicatingStore s;
         try {
@@ -301,6 +325,7 @@ public final class HaMember implements AutoCloseable {
             startBackup();
             return;
         }
+        long t3 = System.nanoTime();
         hub = h;
         store = s;
         expectedBackups = expected;
@@ -319,8 +344,11 @@ public final class HaMember implements AutoCloseable {
         }
         promotedAtMillis = System.currentTimeMillis();
         timeouts = thread.scheduleWithFixedDelay(h::checkTimeouts, 100, 100, TimeUnit.MILLISECONDS);
-        LOG.info("HA member {}: PRIMARY of group {} with epoch {} ({} messages recovered in {} ms)", config.name(), ha.group(),
-                epoch, s.size(), (System.nanoTime() - t0) / 1_000_000);
+        long t4 = System.nanoTime();
+        LOG.info("HA member {}: PRIMARY of group {} with epoch {}, {} messages, in {} ms (replica closed in {} ms, backup's "
+                        + "listeners in {} ms, journal opened in {} ms, broker started in {} ms)", config.name(), ha.group(), epoch,
+                s.size(), (t4 - t0) / 1_000_000, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t3 - t2) / 1_000_000,
+                (t4 - t3) / 1_000_000);
     }
 
     private void demote(String why) {
@@ -358,8 +386,16 @@ public final class HaMember implements AutoCloseable {
             return;
         }
         ZkCoordinator.GroupState s = zk.state();
-        boolean eligible = s == null && zk.isConnected() && state != HaState.CATCHUP
-                || s != null && state == HaState.READY && s.ready().contains(config.name());
+        BackupReplica r = replica;
+        boolean complete = r != null && r.isReady();
+        boolean recorded = s != null && s.ready().contains(config.name()) && s.epoch() == data.epoch();
+        if (complete && recorded) {
+            state = HaState.READY; // a complete copy, and the group knows it: this member may be promoted
+        } else if (state == HaState.READY && s != null && !s.ready().contains(config.name())) {
+            state = r != null && r.isConnected() ? HaState.CATCHUP : HaState.JOINING;
+        }
+        boolean eligible = s == null && zk.isConnected() && state == HaState.JOINING && (r == null || !r.isConnected())
+                || state == HaState.READY && recorded;
         zk.eligible(eligible);
     }
 
@@ -404,14 +440,17 @@ public final class HaMember implements AutoCloseable {
 
         @Override
         public void ready() {
-            state = HaState.READY;
-            thread.execute(HaMember.this::reconsiderElection);
+            if (zk == null) {
+                state = HaState.READY;
+            } else {
+                thread.execute(HaMember.this::reconsiderElection); // READY once the primary recorded it in ZooKeeper
+            }
         }
 
         @Override
         public void lost(String primaryUri, boolean wasReady, String why) {
             // A READY backup keeps its complete copy: it may still be promoted. Otherwise it is looking again.
-            state = wasReady ? HaState.READY : HaState.JOINING;
+            state = wasReady && state == HaState.READY ? HaState.READY : HaState.JOINING;
         }
     }
 

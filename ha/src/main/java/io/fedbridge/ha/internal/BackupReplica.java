@@ -75,6 +75,8 @@ public final class BackupReplica implements AutoCloseable {
     private volatile long storedIndex;
     private final AtomicBoolean ackScheduled = new AtomicBoolean();
     private int attempt;
+    /** A round is scheduled (scheduler thread only): rounds never overlap, so the journal is never wiped twice. */
+    private boolean roundPending;
 
     public BackupReplica(String member, HaConfig ha, DataDirectory data, StoreConfig storeConfig, String federationSecret,
                          Listener listener, ScheduledExecutorService scheduler) {
@@ -88,7 +90,19 @@ public final class BackupReplica implements AutoCloseable {
     }
 
     public void start() {
-        scheduler.execute(this::connectRound);
+        scheduler.execute(() -> scheduleRound(0));
+    }
+
+    /** Scheduler thread only. */
+    private void scheduleRound(long delayMillis) {
+        if (roundPending || closed) {
+            return;
+        }
+        roundPending = true;
+        scheduler.schedule(() -> {
+            roundPending = false;
+            connectRound();
+        }, delayMillis, TimeUnit.MILLISECONDS);
     }
 
     public String primaryUri() {
@@ -97,6 +111,11 @@ public final class BackupReplica implements AutoCloseable {
 
     public String lastError() {
         return lastError;
+    }
+
+    /** True while the journal holds a complete copy (READY, and not dropped by the primary since). */
+    public boolean isReady() {
+        return ready;
     }
 
     public boolean isConnected() {
@@ -110,7 +129,8 @@ public final class BackupReplica implements AutoCloseable {
 
     /** Tries each member in turn; the primary takes us, the others refuse. Then again, after a pause. */
     private void connectRound() {
-        if (closed) {
+        StompConnection current = connection;
+        if (closed || current != null && current.isConnected()) {
             return;
         }
         for (String uri : ha.brokers()) {
@@ -139,7 +159,7 @@ public final class BackupReplica implements AutoCloseable {
             }
         }
         attempt++;
-        scheduler.schedule(this::connectRound, Math.min(1000, 100L * attempt), TimeUnit.MILLISECONDS);
+        scheduleRound(Math.min(1000, 100L * attempt));
     }
 
     private ClientConfig clientConfig(String uri) {
@@ -207,8 +227,10 @@ public final class BackupReplica implements AutoCloseable {
                     .ackMode(AckMode.AUTO).build(), m -> onRecord(c, m));
         } catch (RuntimeException e) {
             lastError = "cannot subscribe to the replication stream of " + uri + ": " + e.getMessage();
-            c.close();
-            return false;
+            connection = null;
+            c.abort();
+            scheduleRound(100);
+            return true; // this round is over: the next one starts from scratch
         }
         return true;
     }
@@ -335,8 +357,12 @@ public final class BackupReplica implements AutoCloseable {
         if (!closed) {
             LOG.warn("HA backup {}: lost primary {}: {}", member, primaryUri, why);
             lastError = "lost primary " + primaryUri + ": " + why;
-            listener.lost(primaryUri, ready, why);
-            scheduler.schedule(this::connectRound, 100, TimeUnit.MILLISECONDS);
+            // An ERROR is the primary dropping this backup (too slow, fenced): its copy is no longer complete. A
+            // connection that just broke may be the primary's death: the copy holds everything it receipted.
+            boolean stillComplete = ready && !(cause instanceof StompErrorException);
+            ready = stillComplete;
+            listener.lost(primaryUri, stillComplete, why);
+            scheduleRound(100);
         }
     }
 
