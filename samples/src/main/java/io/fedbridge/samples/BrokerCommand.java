@@ -83,9 +83,20 @@ final class BrokerCommand implements Callable<Integer> {
         logging.apply("info");
         BrokerConfig config = config();
         String brokerName = config.name();
-        Broker broker = Broker.start(config);
         PrintWriter out = spec.commandLine().getOut();
         CountDownLatch stopped = new CountDownLatch(1);
+        if (config.ha() != null) {
+            // A member of an HA group: a backup until promoted; its listeners refuse clients meanwhile.
+            io.fedbridge.ha.HaMember member = io.fedbridge.ha.HaMember.start(config);
+            ShutdownHook.register("fedbridge-broker-" + brokerName + "-stop", () -> stop(member, brokerName, out, stopped));
+            out.println("broker " + brokerName + " is a member of HA group " + config.ha().group() + " on " + member.uri()
+                    + " (" + member.role().label() + ", " + member.state().label() + "); 'fedbridge ha status --url "
+                    + member.uri() + "' shows the group");
+            out.flush();
+            stopped.await();
+            return ExitCode.OK;
+        }
+        Broker broker = Broker.start(config);
         ShutdownHook.register("fedbridge-broker-" + brokerName + "-stop", () -> stop(broker, brokerName, out, stopped));
         for (String uri : broker.connectUris()) {
             out.println("broker " + brokerName + " listening on " + uri);
@@ -149,12 +160,12 @@ final class BrokerCommand implements Callable<Integer> {
     }
 
     /** Runs in the shutdown hook. */
-    private void stop(Broker broker, String brokerName, PrintWriter out, CountDownLatch stopped) {
+    private void stop(AutoCloseable broker, String brokerName, PrintWriter out, CountDownLatch stopped) {
         int status = ExitCode.OK;
         try {
             broker.close();
             out.println("broker " + brokerName + " stopped");
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             PrintWriter err = spec.commandLine().getErr();
             err.println(spec.qualifiedName() + ": stopping broker " + brokerName + " failed: " + e);
             err.flush();

@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
         subcommands = {BrokerCommand.class, DemoCommand.class, ProduceCommand.class, ConsumeCommand.class,
             StatCommand.class, ListCommands.Queues.class, ListCommands.Topics.class, ListCommands.Connections.class,
             ListCommands.Consumers.class, ListCommands.Bridges.class, QueueCommand.class, ConnectionCommand.Group.class,
-            ConnectionCommand.Connector.class, EventsCommand.class, CommandLine.HelpCommand.class},
+            ConnectionCommand.Connector.class, EventsCommand.class, io.fedbridge.samples.admin.HaCommand.Group.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
