@@ -54,8 +54,10 @@ import java.util.Set;
  * <tr><td>heartBeatSend, heartBeatReceive</td><td>10 s, 10 s</td><td>STOMP heart-beats on every connection; a
  *     silent broker counts as failed after 3 receive intervals; 0 = off</td></tr>
  * <tr><td>clientId</td><td>none</td><td>the {@code client-id} sent on every connection (durable subscriptions)</td></tr>
- * <tr><td>auditDepth</td><td>10000</td><td>acknowledged message ids remembered per subscription to drop
- *     redeliveries after a failover (ids whose ACK the broker has not confirmed are kept regardless)</td></tr>
+ * <tr><td>auditDepth</td><td>10000</td><td>per subscription, to drop copies after a failover: ranges of acknowledged
+ *     message numbers (one per producer and destination, plus one per gap) and single ids (a foreign broker's) remembered;
+ *     a copy of a producer's message is recognised however many came between (ids whose ACK the broker has not
+ *     confirmed are kept regardless). See docs/failover-client.md, "Exactly once"</td></tr>
  * <tr><td>nested.*</td><td></td><td>transport options for every broker, e.g. {@code nested.login=app},
  *     {@code nested.connectTimeout=2s}; any option of {@link ClientConfig#fromUri} except {@code clientId} and the
  *     heart-beats. A broker URI's own options ({@code tcp://a:61613?login=x}) override them for that broker.</td></tr>
@@ -79,7 +81,7 @@ import java.util.Set;
  * @param heartBeatSend       heart-beat offer, sending side; 0 = none
  * @param heartBeatReceive    heart-beat offer, receiving side; 0 = none
  * @param clientId            the {@code client-id} header, or null
- * @param auditDepth          acknowledged message ids remembered per subscription, at least 1
+ * @param auditDepth          ranges of acknowledged message numbers and single ids remembered per subscription, at least 1
  * @param nested              transport options applied to every broker connection ({@code nested.*})
  */
 public record FailoverConfig(List<CompositeUri> uris, boolean randomize, FailoverReconnectConfig reconnect,

@@ -114,7 +114,7 @@ public final class DefaultFailoverClient implements FailoverClient {
      * client can forge its ids. Never logged, printed or put in a message.
      */
     private final String producerSecret = newProducerSecret();
-    private final AtomicLong sequence = new AtomicLong();
+    private final FederationIds federationIds = new FederationIds(clientKey);
     private final AtomicLong subscriptionNumbers = new AtomicLong();
     private final AtomicLong transactionNumbers = new AtomicLong();
     private final ScheduledExecutorService scheduler;
@@ -604,10 +604,10 @@ public final class DefaultFailoverClient implements FailoverClient {
 
     // ------------------------------------------------------------------------------------------------ sending
 
-    /** The message's own {@code fedbridge-id}, or a new one: this client's key and a sequence number. */
+    /** The message's own {@code fedbridge-id}, or a new one: this client's key, its destination's stream and number. */
     String federationId(Message m) {
         String own = m.headers().get(FederationHeaders.FEDERATION_ID);
-        return own != null && !own.isEmpty() ? own : clientKey + ":" + sequence.incrementAndGet();
+        return own != null && !own.isEmpty() ? own : federationIds.next(m.destination());
     }
 
     @Override

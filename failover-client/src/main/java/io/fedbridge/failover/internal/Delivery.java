@@ -10,6 +10,9 @@ import io.fedbridge.core.StompHeaders;
 /** One MESSAGE frame as it arrived over one connection: what an ACK or NACK must name, and where it must go. */
 record Delivery(StompConnection connection, ReceivedMessage message) {
 
+    /** How an {@link #identity()} that only one connection vouches for begins. */
+    static final String CONNECTION_SCOPED = "connection:";
+
     /**
      * What the redelivery audit knows the message by. From a broker that vouches for its ids
      * ({@value FederationHeaders#VOUCHED_IDS} in CONNECTED): its {@code fedbridge-id}, else its {@code message-id}, the
@@ -28,7 +31,7 @@ record Delivery(StompConnection connection, ReceivedMessage message) {
                 return "message-id:" + mid;
             }
         }
-        return "connection:" + connection.name() + "/" + (mid != null ? "message-id:" + mid : "ack:" + message.ackId());
+        return CONNECTION_SCOPED + connection.name() + "/" + (mid != null ? "message-id:" + mid : "ack:" + message.ackId());
     }
 
     /** Whether the broker at the other end of {@code c} said its MESSAGE ids are minted or scoped by the federation. */

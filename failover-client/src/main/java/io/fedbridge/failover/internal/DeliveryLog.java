@@ -6,13 +6,16 @@ import java.util.Map;
 
 /**
  * What one subscription handed to the application, by message identity ({@link Delivery#identity()}: the
- * {@code fedbridge-id} or {@code message-id} a broker vouches for, else one scoped to the connection), so that a
- * broker's redelivery after a failover is recognised:
+ * {@code fedbridge-id} or {@code message-id} a broker vouches for, else one scoped to the connection), so that a copy
+ * of a message it already handed out is recognised, however late it comes and over whichever broker:
  * <ul>
- *   <li>handed out and not acknowledged yet: the redelivery replaces the delivery the message is acknowledged with;</li>
- *   <li>acknowledged, the broker's receipt of the ACK still missing: kept until confirmed (a broker that died before
- *       taking the ACK redelivers it, possibly much later, through another broker);</li>
- *   <li>acknowledged and confirmed: the last {@code depth} are remembered, a safety net.</li>
+ *   <li>handed out and not acknowledged yet: the copy replaces the delivery the message is acknowledged with;</li>
+ *   <li>acknowledged, the broker's receipt of the ACK still missing: kept one by one until confirmed (a broker that
+ *       died before taking the ACK redelivers it, possibly much later, through another broker), at most
+ *       {@code 10 * depth} (a broker that never comes back never confirms);</li>
+ *   <li>acknowledged: in a {@link SequenceAudit} of {@code depth} ranges and single ids, which remembers a producer's
+ *       numbered messages as ranges, so copies of them are recognised at any distance (a second copy of a resent
+ *       message that a broker stored before it died, delivered when it restarts).</li>
  * </ul>
  * Not thread-safe: the subscription guards it.
  */
@@ -23,25 +26,18 @@ final class DeliveryLog {
     private final int depth;
     private final Map<String, DefaultFailoverMessage> handed = new HashMap<>();
     private final LinkedHashMap<String, Boolean> unconfirmed = new LinkedHashMap<>();
-    private final LinkedHashMap<String, Boolean> confirmed;
+    private final SequenceAudit acked;
 
     DeliveryLog(int depth) {
         this.depth = depth;
-        this.confirmed = new LinkedHashMap<>(Math.min(depth, 1024) * 2, 0.75f, false) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-                return size() > DeliveryLog.this.depth;
-            }
-        };
+        this.acked = new SequenceAudit(depth);
     }
 
     Status status(String identity) {
         if (handed.containsKey(identity)) {
             return Status.HANDED;
         }
-        if (unconfirmed.containsKey(identity) || confirmed.containsKey(identity)) {
+        if (unconfirmed.containsKey(identity) || acked.contains(identity)) {
             return Status.ACKED;
         }
         return Status.UNKNOWN;
@@ -53,32 +49,29 @@ final class DeliveryLog {
 
     void handed(String identity, DefaultFailoverMessage m) {
         unconfirmed.remove(identity);
-        confirmed.remove(identity);
+        acked.remove(identity);
         handed.put(identity, m);
     }
 
     void acked(String identity) {
         handed.remove(identity);
-        confirmed.remove(identity);
+        acked.add(identity);
         unconfirmed.put(identity, Boolean.TRUE);
-        // A last resort against unbounded growth: ids whose ACK a vanished broker never confirmed, beyond 10x depth.
+        // A last resort against unbounded growth: ids whose ACK a vanished broker never confirmed, beyond 10x depth
+        // (still in the audit, unless it had to forget them too).
         if (unconfirmed.size() > 10L * depth) {
-            String eldest = unconfirmed.keySet().iterator().next();
-            unconfirmed.remove(eldest);
-            confirmed.put(eldest, Boolean.TRUE);
+            unconfirmed.remove(unconfirmed.keySet().iterator().next());
         }
     }
 
     void confirmed(String identity) {
-        if (unconfirmed.remove(identity) != null) {
-            confirmed.put(identity, Boolean.TRUE);
-        }
+        unconfirmed.remove(identity);
     }
 
     void forget(String identity) {
         handed.remove(identity);
         unconfirmed.remove(identity);
-        confirmed.remove(identity);
+        acked.remove(identity);
     }
 
     int handedCount() {
@@ -89,7 +82,8 @@ final class DeliveryLog {
         return unconfirmed.size();
     }
 
-    int confirmedCount() {
-        return confirmed.size();
+    /** Ranges and single ids the audit of acknowledged messages holds. */
+    int auditSize() {
+        return acked.size();
     }
 }

@@ -131,6 +131,44 @@ class FailoverIT extends FailoverTestSupport {
         assertThat(client.stats().redeliveriesDropped()).isEqualTo(1);
     }
 
+    /**
+     * The copy KillNineFailoverIT met now and then: a resend's first copy, stored by a broker that died before its
+     * receipt, delivered when that broker is back, after more messages than the audit of old remembered (auditDepth).
+     */
+    @Test
+    void shouldDropALateCopyAfterAFailoverHoweverManyMessagesCameBetweenAtDefaults() throws Exception {
+        FakeStompServer f = fake();
+        f.connectedHeaders = Map.of(FederationHeaders.VOUCHED_IDS, "true");
+        FailoverClient client = connect(ordered(f.uri()).build());
+        java.util.concurrent.atomic.AtomicInteger handed = new java.util.concurrent.atomic.AtomicInteger();
+        List<String> copiesOfFirst = new CopyOnWriteArrayList<>();
+        client.subscribe(SubscriptionRequest.builder("/queue/late-copy").ackMode(AckMode.CLIENT_INDIVIDUAL).build(), m -> {
+            if (m.federationId().equals("pScope:producer:1:1")) {
+                copiesOfFirst.add(m.bodyAsString());
+            }
+            handed.incrementAndGet();
+            m.ack();
+        });
+        int between = io.fedbridge.failover.FailoverConfig.DEFAULT_AUDIT_DEPTH + 1; // the old audit forgot m1 then
+        FakeStompServer.Frame sub = f.next("SUBSCRIBE", WAIT);
+        for (int n = 1; n <= 1 + between; n++) {
+            sub.session().message(sub.header("id"), "/queue/late-copy", Map.of(FederationHeaders.FEDERATION_ID, "pScope:producer:1:" + n), "m" + n);
+        }
+        // ~1,000 deliveries a second on a busy 2-core machine (each ACK asks for a receipt)
+        await("every message handed out").atMost(Duration.ofSeconds(90)).until(() -> handed.get() == 1 + between);
+        client.send(Message.of("/queue/fence", "x")); // receipted once the broker took every ACK before it
+
+        f.dropConnections();
+
+        FakeStompServer.Frame resub = f.next("SUBSCRIBE", WAIT);
+        resub.session().message(resub.header("id"), "/queue/late-copy", Map.of(FederationHeaders.FEDERATION_ID, "pScope:producer:1:1"), "copy");
+        resub.session().message(resub.header("id"), "/queue/late-copy",
+                Map.of(FederationHeaders.FEDERATION_ID, "pScope:producer:1:" + (2 + between)), "next");
+        await("the next message handed out").atMost(WAIT).until(() -> handed.get() >= 2 + between);
+        assertThat(copiesOfFirst).as("the copy of m1 was not handed out").containsExactly("m1");
+        assertThat(client.stats().redeliveriesDropped()).isEqualTo(1);
+    }
+
     @Test
     void shouldUseFedbridgeIdsAcrossConnectionsOnlyFromABrokerThatVouchesForThem() throws Exception {
         assertThat(handedOverTwoConnections(Map.of(FederationHeaders.VOUCHED_IDS, "true")))

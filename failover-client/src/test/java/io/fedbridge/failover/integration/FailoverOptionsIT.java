@@ -238,15 +238,30 @@ class FailoverOptionsIT extends FailoverTestSupport {
     // ---------------------------------------------------------------- auditDepth
 
     @Test
-    void shouldRememberAuditDepthAcknowledgedMessagesToDropCopiesOf() throws Exception {
-        assertThat(handedCopies(FailoverConfig.DEFAULT_AUDIT_DEPTH)).as("the copy of m1 dropped").containsExactly("m1", "m2");
-        assertThat(handedCopies(1)).as("m1 forgotten after m2: its copy handed out").containsExactly("m1", "m2", "m1");
+    void shouldDropACopyOfAProducersNumberedMessageWhateverTheAuditDepth() throws Exception {
+        Map<String, String> vouched = Map.of(io.fedbridge.core.FederationHeaders.VOUCHED_IDS, "true");
+        assertThat(handedCopies(vouched, FailoverConfig.DEFAULT_AUDIT_DEPTH, "p:1", "p:2")).containsExactly("m1", "m2");
+        assertThat(handedCopies(vouched, 1, "p:1", "p:2")).as("p:1 and p:2 are one range: the copy of m1 dropped")
+                .containsExactly("m1", "m2");
+        assertThat(handedCopies(vouched, 1, "p:1", "q:1")).as("two streams, one range remembered: m1 forgotten")
+                .containsExactly("m1", "m2", "m1");
     }
 
-    /** Delivers m1, m2, then m1 again (same fedbridge-id), each acknowledged and confirmed; returns what was handed out. */
-    private List<String> handedCopies(int auditDepth) throws Exception {
+    @Test
+    void shouldFallBackToTheLastAuditDepthMessageIdsOnABrokerThatDoesNotVouchForIds() throws Exception {
+        // A foreign broker: ids of one connection, remembered one by one, the last auditDepth of them.
+        assertThat(handedCopies(Map.of(), FailoverConfig.DEFAULT_AUDIT_DEPTH, "id-1", "id-2")).containsExactly("m1", "m2");
+        assertThat(handedCopies(Map.of(), 1, "id-1", "id-2")).as("m1 forgotten after m2: its copy handed out")
+                .containsExactly("m1", "m2", "m1");
+    }
+
+    /**
+     * Delivers m1, m2, then m1 again over one connection, each acknowledged and confirmed; with vouched ids the
+     * messages carry {@code fedbridge-id}s {@code id1}, {@code id2}, else {@code message-id}s; returns what was handed.
+     */
+    private List<String> handedCopies(Map<String, String> connected, int auditDepth, String id1, String id2) throws Exception {
         FakeStompServer f = fake();
-        f.connectedHeaders = Map.of(io.fedbridge.core.FederationHeaders.VOUCHED_IDS, "true");
+        f.connectedHeaders = connected;
         FailoverClient client = connect(ordered(f.uri()).auditDepth(auditDepth).build());
         List<String> handed = new java.util.concurrent.CopyOnWriteArrayList<>();
         client.subscribe(SubscriptionRequest.builder("/queue/audit").ackMode(io.fedbridge.core.AckMode.CLIENT_INDIVIDUAL).build(), m -> {
@@ -254,8 +269,9 @@ class FailoverOptionsIT extends FailoverTestSupport {
             m.ack();
         });
         FakeStompServer.Frame sub = f.next("SUBSCRIBE", WAIT);
-        for (String[] m : new String[][] {{"p:1", "m1"}, {"p:2", "m2"}, {"p:1", "m1"}}) {
-            sub.session().message(sub.header("id"), "/queue/audit", Map.of(io.fedbridge.core.FederationHeaders.FEDERATION_ID, m[0]), m[1]);
+        String idHeader = connected.isEmpty() ? "message-id" : io.fedbridge.core.FederationHeaders.FEDERATION_ID;
+        for (String[] m : new String[][] {{id1, "m1"}, {id2, "m2"}, {id1, "m1"}}) {
+            sub.session().message(sub.header("id"), "/queue/audit", Map.of(idHeader, m[0]), m[1]);
             assertThat(f.next("ACK", WAIT)).as("acknowledged").isNotNull();
             // A fence: the broker answers in order, so once this send is receipted the ACK's receipt was processed too
             // (an id whose ACK is not confirmed yet is kept whatever the depth).

@@ -1,5 +1,6 @@
 package io.fedbridge.failover.integration;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,7 +39,8 @@ final class FakeStompServer implements AutoCloseable {
     private final ServerSocket server;
     private final List<Session> sessions = new CopyOnWriteArrayList<>();
     private final BlockingQueue<Frame> received = new LinkedBlockingQueue<>();
-    private final List<Frame> all = new CopyOnWriteArrayList<>();
+    /** Guarded by itself (a copy-on-write list made a test of 20,000 ACKs quadratic). */
+    private final List<Frame> all = new ArrayList<>();
     private final AtomicInteger accepted = new AtomicInteger();
     private final Thread acceptor;
     private volatile boolean closed;
@@ -103,11 +105,15 @@ final class FakeStompServer implements AutoCloseable {
 
     /** Every frame received so far, in arrival order. */
     List<Frame> frames() {
-        return List.copyOf(all);
+        synchronized (all) {
+            return List.copyOf(all);
+        }
     }
 
     List<Frame> frames(String command) {
-        return all.stream().filter(f -> f.command().equals(command)).toList();
+        synchronized (all) {
+            return all.stream().filter(f -> f.command().equals(command)).toList();
+        }
     }
 
     /** The next frame received with {@code command}, waiting up to {@code timeout}; null if none came. */
@@ -191,10 +197,12 @@ final class FakeStompServer implements AutoCloseable {
                 sb.append("content-length:").append(b.length).append('\n');
             }
             sb.append('\n');
+            ByteArrayOutputStream frame = new ByteArrayOutputStream(sb.length() + b.length + 1);
+            frame.writeBytes(sb.toString().getBytes(StandardCharsets.UTF_8));
+            frame.writeBytes(b);
+            frame.write(0);
             try {
-                out.write(sb.toString().getBytes(StandardCharsets.UTF_8));
-                out.write(b);
-                out.write(0);
+                out.write(frame.toByteArray());
                 out.flush();
             } catch (IOException e) {
                 close();
@@ -214,13 +222,15 @@ final class FakeStompServer implements AutoCloseable {
         }
 
         private void readLoop() {
-            try (InputStream in = socket.getInputStream()) {
+            try (InputStream in = new BufferedInputStream(socket.getInputStream())) {
                 while (true) {
                     Frame f = readFrame(in);
                     if (f == null) {
                         return;
                     }
-                    all.add(f);
+                    synchronized (all) {
+                        all.add(f);
+                    }
                     received.add(f);
                     if (dropOn.test(f)) {
                         close();
