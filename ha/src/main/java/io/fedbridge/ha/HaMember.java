@@ -59,6 +59,8 @@ public final class HaMember implements AutoCloseable {
     private final DataDirectory data;
     private final StoreConfig storeConfig;
     private final ScheduledExecutorService thread;
+    /** Records the READY set in ZooKeeper: it may wait on ZooKeeper, so not on the member's thread. */
+    private final java.util.concurrent.ExecutorService recorder;
     private final Gate gate = new Gate();
     private final ZkCoordinator zk;
     private volatile HaRole role = HaRole.BACKUP;
@@ -73,6 +75,7 @@ public final class HaMember implements AutoCloseable {
     private volatile List<String> expectedBackups = List.of();
     private volatile long recoveringUntil;
     private volatile long promotedAtMillis;
+    private volatile long servingFromMillis;
     private volatile boolean closed;
 
     private HaMember(BrokerConfig config) {
@@ -87,6 +90,11 @@ public final class HaMember implements AutoCloseable {
         this.storeConfig = StoreConfig.ofDefaults(data.journal()).toBuilder().durability(config.durability()).build();
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "fedbridge-" + config.name() + "-ha");
+            t.setDaemon(true);
+            return t;
+        });
+        this.recorder = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "fedbridge-" + config.name() + "-ha-recorder");
             t.setDaemon(true);
             return t;
         });
@@ -171,6 +179,11 @@ public final class HaMember implements AutoCloseable {
 
     public long epoch() {
         return data.epoch();
+    }
+
+    /** When this member last began serving as primary (wall clock, ms); 0 if never. */
+    public long servingSince() {
+        return servingFromMillis;
     }
 
     /** The primary's URI as this member knows it; null if none is known. */
@@ -315,7 +328,7 @@ public final class HaMember implements AutoCloseable {
             old.close();
         }
         long t2 = System.nanoTime();
-        ReplicationHub h = new ReplicationHub(config.name(), epoch, ha.backupTimeout(), zk == null ? null : zk::recordReady, thread);
+        ReplicationHub h = new ReplicationHub(config.name(), epoch, ha.backupTimeout(), zk == null ? null : zk::recordReady, recorder);
         ReplicatingStore s;
         try {
             s = new ReplicatingStore(JournalMessageStore.open(storeConfig), h, ha.replicate());
@@ -332,6 +345,7 @@ public final class HaMember implements AutoCloseable {
         recoveringUntil = System.currentTimeMillis() + RECOVERY_TIMEOUT.toMillis();
         state = expected.isEmpty() ? HaState.ACTIVE : HaState.RECOVERING;
         role = HaRole.PRIMARY;
+        servingFromMillis = System.currentTimeMillis();
         try {
             broker = Broker.start(config, s, gate);
         } catch (RuntimeException e) {
@@ -417,6 +431,16 @@ public final class HaMember implements AutoCloseable {
         @Override
         public void deposed(String why) {
             demote(why);
+        }
+
+        @Override
+        public void suspended(String why) {
+            ReplicationHub h = hub;
+            if (role == HaRole.PRIMARY && h != null) {
+                LOG.warn("HA member {}: {}: stops receipting now", config.name(), why);
+                h.fence("broker " + config.name() + " is no longer sure to be the primary of HA group " + ha.group() + ": " + why);
+                thread.execute(() -> demote(why));
+            }
         }
 
         @Override
@@ -593,6 +617,7 @@ public final class HaMember implements AutoCloseable {
             LOG.warn("HA member {}: close: {}", config.name(), e.toString());
         } finally {
             thread.shutdownNow();
+            recorder.shutdownNow();
         }
     }
 

@@ -140,8 +140,14 @@ public final class ReplicationHub {
     }
 
     /** Records the READY set (without the leaving backups), then stops counting the leaving ones. */
+    private final java.util.concurrent.atomic.AtomicBoolean recording = new java.util.concurrent.atomic.AtomicBoolean();
+
     private void recordReadySet() {
+        if (!recording.compareAndSet(false, true)) {
+            return; // the recording under way reads the READY set as it is when it runs; checkTimeouts tries again
+        }
         recorder.execute(() -> {
+            recording.set(false);
             if (fenced != null) {
                 return;
             }

@@ -64,6 +64,12 @@ public final class ZkCoordinator implements AutoCloseable {
 
         /** The group's state changed (a new primary, a new READY set). */
         void stateChanged(GroupState state);
+
+        /**
+         * The connection to ZooKeeper is suspended or lost: a primary must stop receipting now, before its session can
+         * expire and a successor be chosen. Called on Curator's thread; must not block.
+         */
+        void suspended(String why);
     }
 
     private final HaConfig ha;
@@ -100,6 +106,11 @@ public final class ZkCoordinator implements AutoCloseable {
     /** Connects; a ZooKeeper that cannot be reached is a WARN, and the member stays a backup until it can. */
     public void start(String ownUri) {
         this.uri = ownUri;
+        client.getConnectionStateListenable().addListener((c, newState) -> {
+            if (!newState.isConnected() && leading) {
+                callbacks.suspended("its ZooKeeper connection is " + newState.name().toLowerCase(java.util.Locale.ROOT));
+            }
+        });
         client.start();
         cache.listenable().addListener((type, oldData, newData) -> executor.execute(() -> {
             if (newData != null && newData.getData() != null) {
@@ -221,8 +232,24 @@ public final class ZkCoordinator implements AutoCloseable {
             return false;
         }
         try {
+            if (!client.getZookeeperClient().isConnected()) {
+                return false; // not now: the member is fenced, or will be, as soon as Curator says so
+            }
             GroupState next = new GroupState(data.epoch(), member, uri, new ArrayList<>(members));
-            Stat s = client.setData().withVersion(stateVersion).forPath(statePath, next.bytes());
+            java.util.concurrent.CompletableFuture<Stat> written = new java.util.concurrent.CompletableFuture<>();
+            client.setData().withVersion(stateVersion).inBackground((c, event) -> {
+                if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                    written.complete(event.getStat());
+                } else {
+                    written.completeExceptionally(KeeperException.create(KeeperException.Code.get(event.getResultCode())));
+                }
+            }).forPath(statePath, next.bytes());
+            Stat s;
+            try {
+                s = written.get(ha.zookeeperSessionTimeout().toMillis() / 3, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw e.getCause() instanceof Exception ex ? ex : e;
+            }
             stateVersion = s.getVersion();
             return true;
         } catch (KeeperException.BadVersionException e) {

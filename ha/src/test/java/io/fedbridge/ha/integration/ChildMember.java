@@ -27,6 +27,7 @@ final class ChildMember implements AutoCloseable {
     private volatile String role = "?";
     private volatile String state = "?";
     private volatile long epoch;
+    private volatile long servingSince;
 
     private ChildMember(List<String> args, Path log, Process process) {
         this.args = args;
@@ -68,6 +69,7 @@ final class ChildMember implements AutoCloseable {
                     role = p[1];
                     state = p[2];
                     epoch = Long.parseLong(p[3]);
+                    servingSince = Long.parseLong(p[4]);
                 }
             }
         } catch (IOException e) {
@@ -94,6 +96,11 @@ final class ChildMember implements AutoCloseable {
 
     String role() {
         return role + " " + state + " epoch " + epoch;
+    }
+
+    /** When the child last began serving as primary (its wall clock, ms); 0 if never. */
+    long servingSince() {
+        return servingSince;
     }
 
     long pid() {

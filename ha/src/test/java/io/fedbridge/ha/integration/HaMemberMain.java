@@ -29,7 +29,8 @@ public final class HaMemberMain {
         System.out.flush();
         String last = "";
         while (true) {
-            String now = "ROLE " + member.role().label() + " " + member.state().label() + " " + member.epoch();
+            String now = "ROLE " + member.role().label() + " " + member.state().label() + " " + member.epoch() + " "
+                    + member.servingSince();
             if (!now.equals(last)) {
                 System.out.println(now);
                 System.out.flush();

@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * Thread-safe; nothing in it sleeps. {@link #close()} resets every connection and joins the accept thread.
  */
-final class FaultProxy implements AutoCloseable {
+public final class FaultProxy implements AutoCloseable {
 
     private static final int BUFFER = 16 * 1024;
     private static final AtomicInteger IDS = new AtomicInteger();
@@ -67,7 +67,7 @@ final class FaultProxy implements AutoCloseable {
     }
 
     /** Starts a proxy to {@code targetUri} ({@code tcp://host:port}), listening on an ephemeral port of 127.0.0.1. */
-    static FaultProxy start(String targetUri) throws IOException {
+    public static FaultProxy start(String targetUri) throws IOException {
         URI u = URI.create(targetUri);
         if (u.getHost() == null || u.getPort() < 0) {
             throw new IllegalArgumentException("targetUri must be tcp://host:port, but was '" + targetUri + "'");
@@ -81,12 +81,12 @@ final class FaultProxy implements AutoCloseable {
     }
 
     /** {@code tcp://127.0.0.1:PORT}, for a network connector or client. */
-    String uri() {
+    public String uri() {
         return "tcp://127.0.0.1:" + server.getLocalPort();
     }
 
     /** Resets every open connection on both sides; returns how many there were. */
-    int cutAll() {
+    public int cutAll() {
         List<Link> now = new ArrayList<>(links);
         for (Link l : now) {
             l.reset();
@@ -96,47 +96,47 @@ final class FaultProxy implements AutoCloseable {
     }
 
     /** Stops relaying bytes in both directions, on every connection, current and new; sockets stay open. */
-    void stall() {
+    public void stall() {
         synchronized (gate) {
             stalled = true;
         }
     }
 
     /** Relays again after {@link #stall()}, the bytes held meanwhile first. */
-    void resume() {
+    public void resume() {
         synchronized (gate) {
             stalled = false;
             gate.notifyAll();
         }
     }
 
-    boolean isStalled() {
+    public boolean isStalled() {
         synchronized (gate) {
             return stalled;
         }
     }
 
     /** While true, every new connection is reset as soon as it is accepted. */
-    void refuseNew(boolean refuse) {
+    public void refuseNew(boolean refuse) {
         this.refuseNew = refuse;
     }
 
     /** Connections accepted and relayed so far (not counting refused ones). */
-    int acceptedConnections() {
+    public int acceptedConnections() {
         return accepted.get();
     }
 
     /** Connections open now. */
-    int activeConnections() {
+    public int activeConnections() {
         return links.size();
     }
 
-    int refusedConnections() {
+    public int refusedConnections() {
         return refused.get();
     }
 
     /** Connections reset by {@link #cutAll()}. */
-    int cutConnections() {
+    public int cutConnections() {
         return cut.get();
     }
 
