@@ -13,9 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * At most {@code rateLimit} messages per {@code rateDuration} on each network subscription (a Resilience4j
  * rate limiter per subscription). A forward beyond the rate waits; meanwhile the source holds further
  * messages back through the subscription's prefetch window, so they stay available to local consumers.
- *
- * @param rateLimit    messages per period, > 0
- * @param rateDuration the period (ActiveMQ's default 1 s)
  */
 public final class RateLimit implements BridgeFilter {
 
@@ -23,6 +20,10 @@ public final class RateLimit implements BridgeFilter {
     private final Duration rateDuration;
     private final Map<String, RateLimiter> limiters = new ConcurrentHashMap<>();
 
+    /**
+     * @param rateLimit    messages per period, &gt; 0
+     * @param rateDuration the period (ActiveMQ's default 1 s)
+     */
     public RateLimit(int rateLimit, Duration rateDuration) {
         if (rateLimit < 1) {
             throw new IllegalArgumentException("rateLimit must be > 0, but was " + rateLimit);

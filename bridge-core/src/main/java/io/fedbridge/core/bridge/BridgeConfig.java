@@ -91,8 +91,9 @@ public record BridgeConfig(String name, String localUri, String remoteUri, int n
     }
 
     /**
-     * Every option a bridge's local or peer URI may carry: {@link ClientConfig#OPTION_NAMES} (such as {@code host},
-     * RabbitMQ's virtual host), TLS's, and {@link PeerProfile#OPTION_NAMES}; they apply to the connection to that URI.
+     * Every option a bridge's local or peer URI may carry: {@link io.fedbridge.core.ClientConfig#OPTION_NAMES}
+     * (such as {@code host}, RabbitMQ's virtual host), TLS's, and {@link PeerProfile#OPTION_NAMES}; they apply to the
+     * connection to that URI.
      */
     public static final Set<String> PEER_URI_OPTION_NAMES = peerUriOptionNames();
 

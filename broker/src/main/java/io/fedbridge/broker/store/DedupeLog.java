@@ -27,7 +27,7 @@ import org.mapdb.Serializer;
  * }
  * }</pre>
  *
- * <p>Why batches, not one entry per id (as {@link DedupeWindow} keeps them): a MapDB {@code HTreeMap} insert with
+ * <p>Why batches, not one entry per id: a MapDB {@code HTreeMap} insert with
  * expiry costs tens of microseconds of CPU, and at 1,000 persistent msg/s the window's writer and commits were most of
  * the receiving broker's p99 at a fixed rate (bursts every commit). One record per batch makes MapDB's work per
  * message a few bytes of copying.

@@ -45,7 +45,7 @@ import java.util.function.BiConsumer;
  * durable, except when called from such a callback (they then return at once; the change is still written in order).
  *
  * <p>One directory is used by one store at a time ({@code fedbridge.lock} is locked while open); it must hold
- * nothing but the store's files and, optionally, {@link DedupeLog} or {@link DedupeWindow} files named {@code dedupe*.db}.
+ * nothing but the store's files and, optionally, {@link DedupeLog} files named {@code dedupe*.db}.
  */
 public final class JournalMessageStore implements MessageStore {
 

@@ -14,7 +14,7 @@ import java.time.Duration;
  *
  * @param directory           where the journal lives; created if missing. Holds only the store's own files
  *                            ({@code fedbridge.lock}, {@code journal-NNNNNNNNNN.log}) and, optionally, MapDB
- *                            files named {@code dedupe*.db} (a {@link DedupeLog} or {@link DedupeWindow})
+ *                            files named {@code dedupe*.db} (a {@link DedupeLog})
  * @param durability          when an {@code add}/{@code remove} future completes; default {@link Durability#SYNC}
  * @param segmentSize         bytes per journal segment file, 64 KiB to 1 GiB; default 32 MiB. A record larger than a
  *                            segment gets a segment of its own

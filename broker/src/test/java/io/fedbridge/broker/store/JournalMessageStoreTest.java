@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -677,9 +678,10 @@ class JournalMessageStoreTest {
     }
 
     @Test
-    void shouldAcceptADedupeWindowBesideTheJournal() {
-        try (DedupeWindow window = DedupeWindow.open(DedupeWindowConfig.inStoreDirectory(dir))) {
-            assertThat(window.firstSeen("a")).isTrue();
+    void shouldAcceptADedupeLogBesideTheJournal() {
+        try (DedupeLog log = DedupeLog.open(dir.resolve("dedupe.db"), 100, Duration.ofHours(1), Clock.systemUTC())) {
+            log.append(new long[] {1}, new long[] {2}, new boolean[] {false}, 1);
+            log.commit();
         }
         try (JournalMessageStore store = JournalMessageStore.open(StoreConfig.ofDefaults(dir))) {
             store.add("/queue/a", message(1, "/queue/a")).join();

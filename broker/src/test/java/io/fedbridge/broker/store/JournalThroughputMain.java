@@ -6,8 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,8 +17,8 @@ import org.mapdb.Serializer;
 
 /**
  * Measures the journal's group commit on this machine: records/s of 1 KiB adds with SYNC durability and 1, 16 and
- * 128 adds in flight (plus ASYNC with 128), against MapDB with transactions committing 1 and 100 puts per commit,
- * and the DedupeWindow. Arguments: [directory (default: a temp directory)] [seconds per run (default 3)].
+ * 128 adds in flight (plus ASYNC with 128), against MapDB with transactions committing 1 and 100 puts per commit.
+ * Arguments: [directory (default: a temp directory)] [seconds per run (default 3)].
  *
  * <pre>
  * mvn -q -B -pl broker test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt -Dmdep.includeScope=test
@@ -47,9 +45,6 @@ public final class JournalThroughputMain {
             journal(base, Durability.ASYNC, 128, seconds);
             for (int perCommit : new int[] {1, 100}) {
                 mapDb(base, perCommit, seconds);
-            }
-            for (int threads : new int[] {1, 16}) {
-                dedupe(base, threads, seconds);
             }
         } finally {
             delete(base);
@@ -123,29 +118,6 @@ public final class JournalThroughputMain {
                     n / ((System.nanoTime() - start) / 1e9));
         } finally {
             db.close();
-        }
-    }
-
-    private static void dedupe(Path base, int threads, long seconds) throws Exception {
-        Path file = base.resolve("dedupe-" + threads + ".db");
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try (DedupeWindow window = DedupeWindow.open(DedupeWindowConfig.ofDefaults(file))) {
-            AtomicLong ids = new AtomicLong();
-            long start = System.nanoTime();
-            long end = start + TimeUnit.SECONDS.toNanos(seconds);
-            for (int t = 0; t < threads; t++) {
-                pool.submit(() -> {
-                    while (System.nanoTime() < end) {
-                        window.firstSeen("broker-a:" + ids.incrementAndGet());
-                    }
-                });
-            }
-            pool.shutdown();
-            pool.awaitTermination(seconds + 30, TimeUnit.SECONDS);
-            System.out.printf("DedupeWindow SYNC firstSeen, %2d threads: %,10.0f ids/s%n", threads,
-                    ids.get() / ((System.nanoTime() - start) / 1e9));
-        } finally {
-            pool.shutdownNow();
         }
     }
 

@@ -1,16 +1,15 @@
 package io.fedbridge.discovery.multicast;
 
-import io.fedbridge.core.ReconnectConfig;
 import io.fedbridge.core.discovery.DiscoveryAgent;
 import io.fedbridge.core.discovery.DiscoveryContext;
 import io.fedbridge.core.discovery.DiscoveryListener;
+import io.fedbridge.core.discovery.PeerBackoff;
 import io.fedbridge.core.discovery.PeerInfo;
 import io.fedbridge.core.uri.CompositeUri;
 import io.fedbridge.discovery.multicast.internal.Announcement;
 import io.fedbridge.discovery.multicast.internal.AnnouncementCodec;
 import io.fedbridge.discovery.multicast.internal.AnnouncementGate;
 import io.fedbridge.discovery.multicast.internal.AnnouncementHandler;
-import io.github.resilience4j.core.IntervalFunction;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -62,7 +61,7 @@ import org.slf4j.LoggerFactory;
  *       ignores signed ones, which it cannot check; it then refuses to start on an interface other than
  *       loopback.</li>
  *   <li><b>Reconnecting</b>: after {@link #peerFailed} the peer is discovered again after the back-off of
- *       {@link ReconnectConfig} (1 s, 2 s, 4 s, ... 30 s by default; a link that lasted {@code minConnectTime}
+ *       {@link PeerBackoff} (1 s, 2 s, 4 s, ... 30 s by default; a link that lasted {@code minConnectTime}
  *       starts afresh), for as long as it keeps announcing itself; more announcements do not hurry it. After
  *       {@code maxReconnectAttempts} (0 = never) the agent gives up on it until it departs or expires and
  *       announces itself anew. A peer reported by {@link #peerIsSelf} is never tried again.</li>
@@ -85,9 +84,6 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
 
     /** How long binding the socket or joining the group may take. */
     static final Duration OPEN_TIMEOUT = Duration.ofSeconds(5);
-
-    /** How far {@link #settledAttempt} looks for the back-off delay to stop changing. */
-    private static final int SETTLE_SEARCH_LIMIT = 1_000;
 
     private static final Set<String> ADVERTISED_SCHEMES = Set.of("tcp", "ssl");
 
@@ -112,8 +108,8 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
     private final ScheduledExecutorService scheduler;
     private final Clock clock;
     private final TransportFactory transports;
-    private final IntervalFunction intervalFunction;
-    private final int settledAttempt;
+    /** Failures in a row and the scheduled retry of each peer; guarded by {@link #lock}. */
+    private final PeerBackoff backoff;
     private final String display;
     /** Seals what the agent sends, judges and counts what it receives. */
     private final AnnouncementGate gate;
@@ -152,9 +148,8 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
         this.scheduler = context.scheduler();
         this.clock = context.clock();
         this.transports = transports != null ? transports : new NettyTransports(config, context.brokerName(), OPEN_TIMEOUT);
-        this.intervalFunction = config.reconnect().intervalFunction();
-        this.settledAttempt = settledAttempt(intervalFunction);
         this.display = "multicast discovery of group '" + config.group() + "' on " + config.endpoint();
+        this.backoff = new PeerBackoff(config.reconnect(), context, lock, LOG, display + ": ");
         this.gate = new AnnouncementGate(config.group(), config.secret(), config.maxClockSkew(), config.maxPeers(), clock,
                 display);
         this.alive = config.advertise() ? announcement(config, context, gate, display) : null;
@@ -273,7 +268,7 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
         synchronized (lock) {
             PeerState state = stateOf(peer, "connected");
             if (state != null) {
-                state.connectedAt = clock.instant();
+                state.backoff.connected();
             }
         }
     }
@@ -436,8 +431,8 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
             gate.overMaxPeers(a, sender);
             return false;
         }
-        PeerState fresh = new PeerState(new PeerInfo(uri, a.brokerId(), a.brokerName()), a.heartbeatInterval(),
-                clock.instant());
+        PeerInfo info = new PeerInfo(uri, a.brokerId(), a.brokerName());
+        PeerState fresh = new PeerState(info, backoff.newPeer(info.toString()), a.heartbeatInterval(), clock.instant());
         peers.put(a.brokerId(), fresh);
         calls.add(new Call(fresh, true));
         LOG.info("{}: discovered peer {} (broker id {})", display, fresh.display, a.brokerId());
@@ -536,90 +531,28 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
     }
 
     private void failed(PeerState state, Throwable failure) {
-        // As text: SLF4J would take a trailing Throwable for a stack trace, too much for "connection refused".
-        String cause = failure == null ? "no cause given" : failure.toString();
         if (state.self || state.gaveUp) {
             return;
         }
-        if (state.pending != null) {
-            LOG.debug("{}: peer {} reported failed while a retry is scheduled; ignoring: {}", display, state.display, cause);
-            return;
-        }
-        Instant connectedAt = state.connectedAt;
-        state.connectedAt = null;
-        Duration up = connectedAt == null ? null : Duration.between(connectedAt, clock.instant());
-        ReconnectConfig reconnect = config.reconnect();
-        if (up != null && up.compareTo(reconnect.minConnectTime()) >= 0) {
-            state.failures = 0;
-            long delay = delayMillis(1);
-            LOG.info("{}: link to peer {} went down after {}: {}; reconnecting in {} ms", display, state.display, up,
-                    cause, delay);
-            scheduleRetry(state, delay);
-            return;
-        }
-        if (state.failures < Integer.MAX_VALUE) {
-            state.failures++;
-        }
-        int failures = state.failures;
-        if (reconnect.isExhausted(failures)) {
+        // As text: SLF4J would take a trailing Throwable for a stack trace, too much for "connection refused".
+        String cause = failure == null ? "no cause given" : failure.toString();
+        if (state.backoff.failed(cause, () -> retry(state)) == PeerBackoff.Outcome.GAVE_UP) {
             state.gaveUp = true;
             calls.add(new Call(state, false));
             LOG.warn("{}: giving up on peer {} after {} attempts, until it announces itself anew: {}", display,
-                    state.display, failures, cause);
-            return;
-        }
-        long delay = delayMillis(failures);
-        if (failures == 1 || failures % 10 == 0) {
-            LOG.info("{}: peer {} failed {} time(s) in a row: {}; retrying in {} ms", display, state.display, failures,
-                    cause, delay);
-        } else {
-            LOG.debug("{}: peer {} failed {} time(s) in a row: {}; retrying in {} ms", display, state.display, failures,
-                    cause, delay);
-        }
-        scheduleRetry(state, delay);
-    }
-
-    private void scheduleRetry(PeerState state, long delayMillis) {
-        int generation = ++state.generation;
-        try {
-            state.pending = scheduler.schedule(() -> retry(state, generation), delayMillis, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            LOG.debug("{}: scheduler shut down; not retrying peer {}", display, state.display);
+                    state.display, state.backoff.failures(), cause);
         }
     }
 
-    private void retry(PeerState state, int generation) {
+    /** On the scheduler: the back-off is over; discover the peer again if it is still the current one. */
+    private void retry(PeerState state) {
         synchronized (lock) {
-            if (state.generation != generation) {
-                return;
-            }
-            state.pending = null;
             if (closed || peers.get(state.peer.brokerId()) != state) {
                 return;
             }
             calls.add(new Call(state, true));
         }
         drain();
-    }
-
-    private long delayMillis(int failures) {
-        return intervalFunction.apply(Math.min(failures, settledAttempt));
-    }
-
-    /**
-     * The first attempt from which the delay no longer changes: ReconnectConfig's function is a recurrence capped at
-     * maxReconnectDelay that Resilience4j computes in n steps, so it is never asked for more than this.
-     */
-    private static int settledAttempt(IntervalFunction function) {
-        long previous = function.apply(1);
-        for (int attempt = 2; attempt <= SETTLE_SEARCH_LIMIT; attempt++) {
-            long delay = function.apply(attempt);
-            if (delay == previous) {
-                return attempt - 1;
-            }
-            previous = delay;
-        }
-        return Integer.MAX_VALUE;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -717,32 +650,25 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
     private static final class PeerState {
         final PeerInfo peer;
         final String display;
+        /** Failures in a row, the link's start and the scheduled retry, until it runs. */
+        final PeerBackoff.Peer backoff;
         Duration interval;
         Instant lastSeen;
-        int failures;
-        Instant connectedAt;
         /** The listener was told of this peer (and not of its loss since). */
         boolean discovered;
         boolean self;
         boolean gaveUp;
-        /** The scheduled retry, until it runs. */
-        ScheduledFuture<?> pending;
-        /** Tells a retry whether {@link #pending} is still its own. */
-        int generation;
 
-        PeerState(PeerInfo peer, Duration interval, Instant lastSeen) {
+        PeerState(PeerInfo peer, PeerBackoff.Peer backoff, Duration interval, Instant lastSeen) {
             this.peer = peer;
             this.display = peer.toString();
+            this.backoff = backoff;
             this.interval = interval;
             this.lastSeen = lastSeen;
         }
 
         void cancelPending() {
-            if (pending != null) {
-                pending.cancel(false);
-                pending = null;
-            }
-            generation++;
+            backoff.cancelPending();
         }
     }
 }

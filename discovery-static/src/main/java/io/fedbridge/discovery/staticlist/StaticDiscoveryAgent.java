@@ -4,20 +4,15 @@ import io.fedbridge.core.ReconnectConfig;
 import io.fedbridge.core.discovery.DiscoveryAgent;
 import io.fedbridge.core.discovery.DiscoveryContext;
 import io.fedbridge.core.discovery.DiscoveryListener;
+import io.fedbridge.core.discovery.PeerBackoff;
 import io.fedbridge.core.discovery.PeerInfo;
 import io.fedbridge.core.uri.CompositeUri;
-import io.github.resilience4j.core.IntervalFunction;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,15 +22,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@link #start} tells the listener about every peer at once, on the context's scheduler.</li>
- *   <li>After {@link #peerFailed} the peer is discovered again after
- *       {@code config.intervalFunction().apply(failures)} milliseconds, where {@code failures} counts failed
- *       connects in a row: 1 s, 2 s, 4 s, ... up to 30 s by default. After
- *       {@link ReconnectConfig#maxReconnectAttempts() maxReconnectAttempts} of them (0, the default, is never)
- *       the agent gives up on the peer and calls {@link DiscoveryListener#peerLost}.</li>
- *   <li>A link that stayed up for at least {@link ReconnectConfig#minConnectTime() minConnectTime} and then went
- *       down starts afresh: the count goes back to 0 and the peer is retried after the initial delay. A link
- *       that dies sooner counts as a failed connect, so a peer that accepts and drops at once is backed off
- *       too.</li>
+ *   <li>After {@link #peerFailed} the peer is discovered again after the back-off of {@link PeerBackoff}: 1 s, 2 s,
+ *       4 s, ... up to 30 s by default, failures in a row counting; a link that stayed up for at least
+ *       {@link ReconnectConfig#minConnectTime() minConnectTime} starts afresh. After
+ *       {@link ReconnectConfig#maxReconnectAttempts() maxReconnectAttempts} failures in a row (0, the default, is
+ *       never) the agent gives up on the peer and calls {@link DiscoveryListener#peerLost}.</li>
  *   <li>A peer reported by {@link #peerIsSelf} is never tried again.</li>
  * </ul>
  *
@@ -54,15 +45,8 @@ public final class StaticDiscoveryAgent implements DiscoveryAgent {
 
     private static final Logger LOG = LoggerFactory.getLogger(StaticDiscoveryAgent.class);
 
-    /** How far {@link #settledAttempt} looks for the delay to stop changing. */
-    private static final int SETTLE_SEARCH_LIMIT = 1_000;
-
     private final List<PeerInfo> peers;
-    private final ReconnectConfig config;
-    private final ScheduledExecutorService scheduler;
-    private final Clock clock;
-    private final IntervalFunction intervalFunction;
-    private final int settledAttempt;
+    private final PeerBackoff backoff;
 
     /** Guards the peer states and {@link #listener}; never held while calling the listener. */
     private final Object lock = new Object();
@@ -77,14 +61,11 @@ public final class StaticDiscoveryAgent implements DiscoveryAgent {
     private final ReentrantLock delivery = new ReentrantLock();
 
     private StaticDiscoveryAgent(List<PeerInfo> peers, ReconnectConfig config, DiscoveryContext context) {
-        this.config = config;
-        this.scheduler = context.scheduler();
-        this.clock = context.clock();
-        this.intervalFunction = config.intervalFunction();
-        this.settledAttempt = settledAttempt(intervalFunction);
+        this.backoff = new PeerBackoff(config, context, lock, LOG, "");
         for (PeerInfo peer : peers) {
             Objects.requireNonNull(peer, "peer");
-            states.putIfAbsent(peer.uri(), new PeerState(peer, masked(peer.uri())));
+            String display = masked(peer.uri());
+            states.putIfAbsent(peer.uri(), new PeerState(peer, display, backoff.newPeer(display)));
         }
         List<PeerInfo> distinct = new ArrayList<>();
         states.values().forEach(s -> distinct.add(s.peer));
@@ -118,7 +99,7 @@ public final class StaticDiscoveryAgent implements DiscoveryAgent {
 
     /** The back-off this agent applies. */
     public ReconnectConfig config() {
-        return config;
+        return backoff.config();
     }
 
     /**
@@ -139,7 +120,7 @@ public final class StaticDiscoveryAgent implements DiscoveryAgent {
             this.listener = listener;
             LOG.debug("static discovery of {} starting", displayPeers());
             for (PeerState state : states.values()) {
-                schedule(state, Duration.ZERO, () -> discover(state));
+                state.backoff.schedule(Duration.ZERO, () -> discover(state));
             }
         }
     }
@@ -151,7 +132,7 @@ public final class StaticDiscoveryAgent implements DiscoveryAgent {
         synchronized (lock) {
             PeerState state = stateOf(peer, "connected");
             if (state != null) {
-                state.connectedAt = clock.instant();
+                state.backoff.connected();
             }
         }
     }
@@ -181,7 +162,7 @@ public final class StaticDiscoveryAgent implements DiscoveryAgent {
                 return;
             }
             state.self = true;
-            state.cancelPending();
+            state.backoff.cancelPending();
             LOG.info("skipping peer {}: it is this broker", state.display);
         }
     }
@@ -195,7 +176,7 @@ public final class StaticDiscoveryAgent implements DiscoveryAgent {
         synchronized (lock) {
             if (!closed) {
                 closed = true;
-                states.values().forEach(PeerState::cancelPending);
+                states.values().forEach(s -> s.backoff.cancelPending());
                 LOG.debug("static discovery of {} closed", displayPeers());
             }
         }
@@ -228,65 +209,16 @@ public final class StaticDiscoveryAgent implements DiscoveryAgent {
     }
 
     private void failed(PeerState state, Throwable failure) {
-        // As text: SLF4J would take a trailing Throwable for a stack trace, too much for "connection refused".
-        String cause = failure == null ? "no cause given" : failure.toString();
         if (state.self || state.lost) {
             return;
         }
-        if (state.pending != null) {
-            LOG.debug("peer {} reported failed while a retry is scheduled; ignoring: {}", state.display, cause);
-            return;
-        }
-        Instant connectedAt = state.connectedAt;
-        state.connectedAt = null;
-        Duration up = connectedAt == null ? null : Duration.between(connectedAt, clock.instant());
-        if (up != null && up.compareTo(config.minConnectTime()) >= 0) {
-            // A healthy link went down: start afresh, as ActiveMQ does; this is not a failed connect.
-            state.failures = 0;
-            long delay = delayMillis(1);
-            LOG.info("link to peer {} went down after {}: {}; reconnecting in {} ms", state.display, up, cause, delay);
-            schedule(state, Duration.ofMillis(delay), () -> discover(state));
-            return;
-        }
-        if (state.failures < Integer.MAX_VALUE) {
-            state.failures++;
-        }
-        int failures = state.failures;
-        if (config.isExhausted(failures)) {
+        // As text: SLF4J would take a trailing Throwable for a stack trace, too much for "connection refused".
+        String cause = failure == null ? "no cause given" : failure.toString();
+        if (state.backoff.failed(cause, () -> discover(state)) == PeerBackoff.Outcome.GAVE_UP) {
             state.lost = true;
-            LOG.warn("giving up on peer {} after {} attempts: {}", state.display, failures, cause);
-            schedule(state, Duration.ZERO, () -> lose(state));
-            return;
+            LOG.warn("giving up on peer {} after {} attempts: {}", state.display, state.backoff.failures(), cause);
+            state.backoff.schedule(Duration.ZERO, () -> lose(state));
         }
-        long delay = delayMillis(failures);
-        String shortLived = up == null ? "" : " (link lasted " + up + ", less than minConnectTime " + config.minConnectTime() + ")";
-        if (logsAtInfo(failures)) {
-            LOG.info("peer {} failed {} time(s) in a row{}: {}; retrying in {} ms", state.display, failures, shortLived, cause, delay);
-        } else {
-            LOG.debug("peer {} failed {} time(s) in a row{}: {}; retrying in {} ms", state.display, failures, shortLived, cause, delay);
-        }
-        schedule(state, Duration.ofMillis(delay), () -> discover(state));
-    }
-
-    private void schedule(PeerState state, Duration delay, Runnable action) {
-        int generation = ++state.generation;
-        state.pending = scheduler.schedule(() -> {
-            synchronized (lock) {
-                if (state.generation == generation) {
-                    state.pending = null;
-                }
-            }
-            action.run();
-        }, delay.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    /** A peer that stays down logs at INFO on its 1st failure and every 10th, at DEBUG in between. */
-    static boolean logsAtInfo(int failures) {
-        return failures == 1 || failures % 10 == 0;
-    }
-
-    private long delayMillis(int failures) {
-        return intervalFunction.apply(Math.min(failures, settledAttempt));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -350,47 +282,19 @@ public final class StaticDiscoveryAgent implements DiscoveryAgent {
         }
     }
 
-    /**
-     * The first attempt from which the delay no longer changes. Resilience4j computes {@code apply(n)} in n
-     * steps, which would grow without bound for a peer that stays down for months; ReconnectConfig's function
-     * is a recurrence capped at maxReconnectDelay, so once two attempts in a row get the same delay, every
-     * later one does too.
-     */
-    private static int settledAttempt(IntervalFunction function) {
-        long previous = function.apply(1);
-        for (int attempt = 2; attempt <= SETTLE_SEARCH_LIMIT; attempt++) {
-            long delay = function.apply(attempt);
-            if (delay == previous) {
-                return attempt - 1;
-            }
-            previous = delay;
-        }
-        return Integer.MAX_VALUE;
-    }
-
     /** One listed peer; guarded by {@link #lock}. */
     private static final class PeerState {
         final PeerInfo peer;
         final String display;
-        int failures;
-        Instant connectedAt;
+        /** Failures in a row, the link's start and the scheduled discovery or loss, until it runs. */
+        final PeerBackoff.Peer backoff;
         boolean self;
         boolean lost;
-        /** The scheduled discovery or loss, until it runs. */
-        ScheduledFuture<?> pending;
-        /** Tells a task whether {@link #pending} is still its own future. */
-        int generation;
 
-        PeerState(PeerInfo peer, String display) {
+        PeerState(PeerInfo peer, String display, PeerBackoff.Peer backoff) {
             this.peer = peer;
             this.display = display;
-        }
-
-        void cancelPending() {
-            if (pending != null) {
-                pending.cancel(false);
-                pending = null;
-            }
+            this.backoff = backoff;
         }
     }
 }

@@ -441,12 +441,6 @@ class StaticDiscoveryAgentTest {
     // Logging
 
     @Test
-    void shouldLogAPeerThatStaysDownAtInfoOnlyOnItsFirstAndEveryTenthFailure() {
-        assertThat(IntStream.rangeClosed(1, 40).filter(StaticDiscoveryAgent::logsAtInfo).boxed().toList())
-                .containsExactly(1, 10, 20, 30, 40);
-    }
-
-    @Test
     void shouldNotExposePeerSecretsInMessages() {
         PeerInfo secret = PeerInfo.of("tcp://a:1?passcode=s3cret");
         StaticDiscoveryAgent agent = agent(FAST, secret);

@@ -42,7 +42,7 @@ public final class Journal {
     private static final Logger LOG = LoggerFactory.getLogger(Journal.class);
 
     public static final String LOCK_FILE = "fedbridge.lock";
-    /** MapDB files a {@code DedupeLog} or {@code DedupeWindow} may keep in the store directory. */
+    /** MapDB files a {@code DedupeLog} may keep in the store directory. */
     public static final Pattern DEDUPE_FILE = Pattern.compile("dedupe[A-Za-z0-9_.-]*\\.db(\\.wal\\.\\d+)?");
     private static final int WRITE_BUFFER = 1 << 20;
     private static final long COMPACTION_BYTES_PER_PASS = 4L << 20;
