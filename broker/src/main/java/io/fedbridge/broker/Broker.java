@@ -393,6 +393,15 @@ public final class Broker implements AutoCloseable {
      * The broker's management: a read-only snapshot of its objects (queues, topics, connections, bridges…), their methods
      * and events; the same model answers requests on {@code /queue/fedbridge.management} (docs/management.md).
      */
+    /**
+     * Its HA group's state as this member sees it ({@code group}, {@code member}, {@code role}, {@code state},
+     * {@code epoch}, {@code primary}, ...; see docs/ha.md) if it is a member of one; else null.
+     */
+    public java.util.Map<String, Object> haStatus() {
+        io.fedbridge.broker.internal.HaGate g = core.haGate;
+        return g == null ? null : g.status();
+    }
+
     public io.fedbridge.broker.management.BrokerManagement management() {
         return management;
     }

@@ -40,6 +40,13 @@ public final class Readiness {
         boolean low = broker.isDiskSpaceLow();
         checks.add(new Check("disk", !low, low ? "free disk below minFreeDisk=" + broker.config().resourceLimits().minFreeDisk()
                 + " bytes: persistent sends wait" : "above minFreeDisk"));
+        java.util.Map<String, Object> ha = broker.haStatus();
+        if (ha != null) {
+            boolean primary = "primary".equals(ha.get("role"));
+            checks.add(new Check("ha", primary, (primary ? "primary" : "backup (" + ha.get("state") + ")") + " of HA group "
+                    + ha.get("group") + ", epoch " + ha.get("epoch") + (primary ? "" : ": refuses clients; the primary is "
+                    + ha.get("primary"))));
+        }
         for (LinkStats l : broker.links()) {
             boolean up = l.state() == BridgeState.UP || l.state() == BridgeState.STALLED;
             boolean ok = up || l.timeInState().compareTo(linkGrace) < 0;
