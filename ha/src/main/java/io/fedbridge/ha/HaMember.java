@@ -131,6 +131,7 @@ public final class HaMember implements AutoCloseable {
         HaMember m = new HaMember(config);
         try {
             m.thread.submit(m::startBackup).get(60, TimeUnit.SECONDS);
+            m.registerJmx();
             if (m.zk != null) {
                 m.zk.start(m.ownUri);
                 m.thread.execute(m::reconsiderElection);
@@ -147,6 +148,57 @@ public final class HaMember implements AutoCloseable {
             throw new BrokerException("HA member " + config.name() + " did not start: " + cause, cause);
         }
         return m;
+    }
+
+    private volatile javax.management.ObjectName jmxName;
+
+    private void registerJmx() {
+        try {
+            javax.management.ObjectName n = new javax.management.ObjectName("io.fedbridge:type=HaMember,name="
+                    + javax.management.ObjectName.quote(config.name()));
+            HaMemberMXBean bean = new HaMemberMXBean() {
+                @Override
+                public String getGroup() {
+                    return ha.group();
+                }
+
+                @Override
+                public String getRole() {
+                    return role.label();
+                }
+
+                @Override
+                public String getState() {
+                    return state().label();
+                }
+
+                @Override
+                public long getEpoch() {
+                    return data.epoch();
+                }
+
+                @Override
+                public String getPrimary() {
+                    return primaryUri();
+                }
+
+                @Override
+                public String getLastError() {
+                    Object e = status().get("lastError");
+                    return e == null ? null : e.toString();
+                }
+
+                @Override
+                public String promote(boolean force) {
+                    return HaMember.this.promote(force).toString();
+                }
+            };
+            java.lang.management.ManagementFactory.getPlatformMBeanServer()
+                    .registerMBean(new javax.management.StandardMBean(bean, HaMemberMXBean.class, true), n);
+            jmxName = n;
+        } catch (javax.management.JMException e) {
+            LOG.warn("HA member {}: not in JMX: {}", config.name(), e.toString());
+        }
     }
 
     public HaRole role() {
@@ -593,6 +645,14 @@ public final class HaMember implements AutoCloseable {
             return;
         }
         closed = true;
+        javax.management.ObjectName n = jmxName;
+        if (n != null) {
+            try {
+                java.lang.management.ManagementFactory.getPlatformMBeanServer().unregisterMBean(n);
+            } catch (javax.management.JMException e) {
+                LOG.debug("HA member {}: JMX: {}", config.name(), e.toString());
+            }
+        }
         try {
             thread.submit(() -> {
                 if (zk != null) {
