@@ -56,6 +56,9 @@ import java.util.stream.Collectors;
  * heartBeat = 10s
  * network = static:(tcp://127.0.0.1:61614)?networkTTL=2   # repeatable, kept verbatim
  * metrics = http://127.0.0.1:9404                        # needs fedbridge-metrics (docs/metrics.md)
+ * ha.group = orders                                       # an HA group (fedbridge-ha, docs/ha.md): ha.brokers,
+ * ha.brokers = tcp://a1:61613, tcp://a2:61613             #   ha.replicate, ha.zookeeper, ha.backupTimeout,
+ *                                                         #   ha.zookeeperSessionTimeout
  *
  * [policy /queue/orders.&gt;]
  * maxNumMsgs = 100000
