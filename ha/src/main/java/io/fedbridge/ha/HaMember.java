@@ -325,6 +325,8 @@ public final class HaMember implements AutoCloseable {
         r.start();
         thread.execute(this::warmUp);
         LOG.info("HA member {} of group {}: backup, looking for the primary among {}", config.name(), ha.group(), ha.brokers());
+        announced = "";
+        announce();
     }
 
     /** The member's own entry of ha.brokers: the one whose port is one of its listeners' (else its first listener). */
@@ -409,7 +411,13 @@ public final class HaMember implements AutoCloseable {
             return;
         }
         promotedAtMillis = System.currentTimeMillis();
-        timeouts = thread.scheduleWithFixedDelay(h::checkTimeouts, 100, 100, TimeUnit.MILLISECONDS);
+        timeouts = thread.scheduleWithFixedDelay(() -> {
+            h.checkTimeouts();
+            state(); // recovering -> active
+            announce();
+        }, 100, 100, TimeUnit.MILLISECONDS);
+        announced = "";
+        announce();
         long t4 = System.nanoTime();
         LOG.info("HA member {}: PRIMARY of group {} with epoch {}, {} messages, in {} ms (replica closed in {} ms, backup's "
                         + "listeners in {} ms, journal opened in {} ms, broker started in {} ms)", config.name(), ha.group(), epoch,
@@ -460,6 +468,7 @@ public final class HaMember implements AutoCloseable {
         } else if (state == HaState.READY && s != null && !s.ready().contains(config.name())) {
             state = r != null && r.isConnected() ? HaState.CATCHUP : HaState.JOINING;
         }
+        announce();
         boolean eligible = s == null && zk.isConnected() && state == HaState.JOINING && (r == null || !r.isConnected())
                 || state == HaState.READY && recorded;
         zk.eligible(eligible);
@@ -509,6 +518,7 @@ public final class HaMember implements AutoCloseable {
         @Override
         public void joining(String primaryUri, String primaryBrokerId, long epoch) {
             state = HaState.CATCHUP;
+            thread.execute(HaMember.this::announce);
             if (zk != null) {
                 zk.eligible(false); // about to empty the journal: not a copy any more
             }
@@ -518,6 +528,7 @@ public final class HaMember implements AutoCloseable {
         public void ready() {
             if (zk == null) {
                 state = HaState.READY;
+                thread.execute(HaMember.this::announce);
             } else {
                 thread.execute(HaMember.this::reconsiderElection); // READY once the primary recorded it in ZooKeeper
             }
@@ -527,6 +538,7 @@ public final class HaMember implements AutoCloseable {
         public void lost(String primaryUri, boolean wasReady, String why) {
             // A READY backup keeps its complete copy: it may still be promoted. Otherwise it is looking again.
             state = wasReady && state == HaState.READY ? HaState.READY : HaState.JOINING;
+            thread.execute(HaMember.this::announce);
         }
     }
 
@@ -605,6 +617,26 @@ public final class HaMember implements AutoCloseable {
         public Map<String, Object> promote(boolean force) {
             return HaMember.this.promote(force);
         }
+    }
+
+    private volatile String announced = "";
+
+    /** Publishes {@code ha-state} on the serving broker's management events when role, state or epoch changed. */
+    private void announce() {
+        Broker b = broker;
+        String now = role.label() + " " + state.label() + " " + data.epoch();
+        if (b == null || now.equals(announced) || b.management() == null) {
+            return;
+        }
+        announced = now;
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("group", ha.group());
+        e.put("member", config.name());
+        e.put("role", role.label());
+        e.put("state", state.label());
+        e.put("epoch", data.epoch());
+        e.put("primary", primaryUri());
+        b.management().publishEvent("ha-state", e);
     }
 
     /** What {@code fedbridge ha status} prints for this member (JSON-ready). */

@@ -684,9 +684,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         String dest = ownTemp(f.header(StompHeaders.DESTINATION));
-        if (backupAdmin && !Destinations.isTemp(dest)) {
+        if (backupAdmin && !Destinations.isTemp(dest) && !dest.equals(io.fedbridge.broker.management.ManagementDestinations.EVENTS)) {
             error("SUBSCRIBE refused: broker " + core.config.name() + " is an HA backup; an administrator's connection may "
-                    + "only subscribe to its temporary queues (management replies)", null, receipt);
+                    + "only subscribe to its temporary queues (management replies) and to the management events", null, receipt);
             return;
         }
         String denied = guard.denySubscribe(identity, federationLink, dest);

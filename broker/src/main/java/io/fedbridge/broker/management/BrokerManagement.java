@@ -267,6 +267,14 @@ public final class BrokerManagement implements AutoCloseable {
     // ---------------------------------------------------------------- events
 
     /** Tells {@code listener} of every event this broker publishes (on the management thread: do not block). */
+    /**
+     * Publishes an event on the events topic (for modules that add state of their own, e.g. {@code fedbridge-ha}'s
+     * {@code ha-state}); null values are left out.
+     */
+    public void publishEvent(String type, Map<String, ?> data) {
+        events.publish(type, data);
+    }
+
     public void addEventListener(Consumer<ManagementEvent> listener) {
         events.addListener(listener);
     }

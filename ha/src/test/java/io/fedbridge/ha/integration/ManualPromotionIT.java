@@ -38,9 +38,30 @@ class ManualPromotionIT {
                     .hasMessageContaining("is a backup of HA group g1");
 
             assertThatThrownBy(() -> b.promote(false)).hasMessageContaining("not ready");
+            // An administrator may connect to a backup, and follow its state on the management events.
+            StompConnection admin = StompConnection.connect(io.fedbridge.core.ClientConfig.builder(group.uris.get(1))
+                    .connectHeader("fedbridge-ha-admin", "true").build());
+            LinkedBlockingQueue<ReceivedMessage> events = new LinkedBlockingQueue<>();
+            admin.subscribe(SubscriptionRequest.of("/topic/fedbridge.management.events"), events::add);
+            StompConnection other = StompConnection.connect(io.fedbridge.core.ClientConfig.builder(group.uris.get(1))
+                    .connectHeader("fedbridge-ha-admin", "true").build());
+            assertThatThrownBy(() -> other.send(Message.builder("/queue/orders").body("x").build()).get(10, TimeUnit.SECONDS))
+                    .hasMessageContaining("is an HA backup; an administrator's connection may only send to /queue/fedbridge.management");
             a.promote(true);
             assertThat(a.awaitPrimary(Duration.ofSeconds(20))).isTrue();
             await().atMost(Duration.ofSeconds(20)).until(() -> b.state() == HaState.READY);
+            List<String> seen = new ArrayList<>();
+            List<String> all = new ArrayList<>();
+            await("ha-state events of the backup, among " + all).atMost(Duration.ofSeconds(10)).until(() -> {
+                for (ReceivedMessage e; (e = events.poll()) != null; ) {
+                    all.add(e.bodyAsString());
+                    if (e.bodyAsString().contains("\"type\":\"ha-state\"")) {
+                        seen.add(e.bodyAsString().replaceAll(".*\"state\":\"([a-z]+)\".*", "$1"));
+                    }
+                }
+                return seen.contains("ready");
+            });
+            assertThat(seen).containsSubsequence("catchup", "ready");
 
             // A client of the backup is refused with the primary's URI.
             assertThatThrownBy(() -> StompConnection.connect(group.uris.get(1)))
