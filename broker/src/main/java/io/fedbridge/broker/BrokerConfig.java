@@ -45,11 +45,23 @@ import java.util.regex.Pattern;
  * @param metrics          where to serve Prometheus metrics, health checks and the web console, e.g.
  *                         {@code http://127.0.0.1:9404} (port 0 = any free port); needs the module
  *                         {@code fedbridge-metrics}, see docs/metrics.md. Null (default) = none
+ * @param cluster          destinations defined for the whole federation and auto-deletion of idle queues
+ *                         (docs/cluster.md); default {@link io.fedbridge.broker.cluster.ClusterConfig#ofDefaults()}
  */
 public record BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                            Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                            List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
-                           Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics) {
+                           Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics,
+                           io.fedbridge.broker.cluster.ClusterConfig cluster) {
+
+    /** A configuration without federation-wide destinations. */
+    public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
+                        Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
+                        List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
+                        Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics) {
+        this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
+                networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics, null);
+    }
 
     /** A configuration without a metrics listener. */
     public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
@@ -133,6 +145,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             throw new IllegalArgumentException("defaultPrefetch must be > 0, but was " + defaultPrefetch);
         }
         durability = durability == null ? Durability.SYNC : durability;
+        cluster = cluster == null ? io.fedbridge.broker.cluster.ClusterConfig.ofDefaults() : cluster;
         policies = List.copyOf(policies == null ? List.of() : policies);
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (DestinationPolicy p : policies) {
@@ -248,6 +261,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         b.ioThreads = ioThreads;
         b.resourceLimits = resourceLimits;
         b.metrics = metrics;
+        b.cluster = cluster.toBuilder();
         return b;
     }
 
@@ -267,6 +281,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         private int ioThreads;
         private ResourceLimits resourceLimits;
         private String metrics;
+        private io.fedbridge.broker.cluster.ClusterConfig.Builder cluster = io.fedbridge.broker.cluster.ClusterConfig.builder();
 
         private Builder(String name) {
             this.name = name;
@@ -373,9 +388,28 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** See {@link BrokerConfig#cluster()}; replaces destinations and auto-deletion set so far. */
+        public Builder cluster(io.fedbridge.broker.cluster.ClusterConfig cluster) {
+            this.cluster = (cluster == null ? io.fedbridge.broker.cluster.ClusterConfig.ofDefaults() : cluster).toBuilder();
+            return this;
+        }
+
+        /** Defines a destination for the whole federation ({@code policy}'s pattern is its exact name): docs/cluster.md. */
+        public Builder destination(DestinationPolicy policy) {
+            cluster.destination(policy);
+            return this;
+        }
+
+        /** See {@link io.fedbridge.broker.cluster.ClusterConfig#autoDeleteIdle()}. */
+        public Builder autoDeleteIdle(Duration idle) {
+            cluster.autoDeleteIdle(idle);
+            return this;
+        }
+
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
-                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics);
+                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics,
+                    cluster.build());
         }
     }
 }

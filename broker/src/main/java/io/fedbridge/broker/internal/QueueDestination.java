@@ -24,7 +24,8 @@ final class QueueDestination {
     final String name;
     /** Key under which persistent messages are stored, or null if nothing here is ever stored. */
     final String storeKey;
-    final DestinationPolicy policy;
+    /** Changes when a federation-wide definition of this destination does (io.fedbridge.broker.cluster). */
+    volatile DestinationPolicy policy;
     final boolean sharedQueue;
     private final BrokerCore core;
     @SuppressWarnings("unchecked")
@@ -501,6 +502,11 @@ final class QueueDestination {
             }
         }
         return seen;
+    }
+
+    /** No consumer and no message held (pending or delivered): what auto-deletion waits for. */
+    synchronized boolean isIdle() {
+        return consumers.isEmpty() && held == 0 && !deleted;
     }
 
     /** Whether a bridge's network subscription is attached (management events never go to one). */

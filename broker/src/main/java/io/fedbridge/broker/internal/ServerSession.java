@@ -471,6 +471,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             writable.add(dest);
         }
+        if (dest.equals(FederationHeaders.DEFINITIONS_TOPIC)) {
+            core.cluster.received(f.headers(), f.body()); // the guard let only a federation link with federate here
+            receipt(f);
+            return;
+        }
         boolean trusted = federationLink && mayFederate(dest);
         boolean forwarded = trusted && f.header(FederationHeaders.BROKER_PATH) != null;
         if (federationLink && !trusted && f.header(FederationHeaders.BROKER_PATH) != null) {
@@ -729,6 +734,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 c.topicRegistration = new TopicRegistry.Registration(dest, subQueue, null); // never routed to: local only
             } else if (dest.equals(FederationHeaders.CLUSTER_TOPIC)) {
                 c.topicRegistration = core.subscribeCluster(dest, subQueue, filter);
+            } else if (dest.equals(FederationHeaders.DEFINITIONS_TOPIC)) {
+                c.topicRegistration = ClusterCore.subscribe(core, dest, subQueue, filter);
             } else {
                 c.topicRegistration = ConsumerAdvisories.isAdvisory(dest)
                         ? core.advisories.subscribe(dest, subQueue, filter)

@@ -155,6 +155,9 @@ public final class Direction implements DemandRegistry.Route {
         }
         if (targetId != null) {
             target.subscribe(SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), this::onAdvisory);
+            if (sourceId != null) {
+                DefinitionRelay.start(source, target);
+            }
         }
     }
 
