@@ -70,6 +70,24 @@ public final class DefinitionCodec {
         return m;
     }
 
+    /** The policy keys, as in a {@code [policy]} section and on the wire. */
+    public static final java.util.List<String> POLICY_KEYS = java.util.List.of("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
+            "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ", "maxRedeliveries",
+            "localDeliveryPreferred", "isLocalOnly");
+
+    /**
+     * A policy for {@code name} from {@code values} (policy keys to values; the others take their defaults), as the
+     * management API's {@code define} gets it: an unknown key fails, naming the valid ones.
+     */
+    public static DestinationPolicy strictPolicy(String name, Map<String, String> values) {
+        for (String k : values.keySet()) {
+            if (!POLICY_KEYS.contains(k)) {
+                throw new IllegalArgumentException("unknown policy key '" + k + "'; valid keys are " + POLICY_KEYS);
+            }
+        }
+        return policy(name, values);
+    }
+
     private static DestinationPolicy policy(String name, Map<String, String> m) {
         DestinationPolicy.Builder b = DestinationPolicy.builder(name);
         try {
