@@ -217,6 +217,31 @@ class ClusterDestinationsIT {
     }
 
     @Test
+    void shouldLetTheFederationsDefinitionBeatAConfigurationFileAndWarnNamingBoth() throws Exception {
+        DestinationPolicy inFile = policy("/queue/cluster.configured", 5);
+        Broker x = Broker.start(BrokerConfig.builder("cfg-X").listen("tcp://127.0.0.1:0").ioThreads(1).build());
+        ring[0] = x;
+        DestinationPolicy federation = policy("/queue/cluster.configured", 9);
+        x.cluster().define(federation);
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream saved = System.err;
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            Broker y = Broker.start(BrokerConfig.builder("cfg-Y").listen("tcp://127.0.0.1:0").ioThreads(1).destination(inFile)
+                    .networkConnector("static:(" + x.connectUris().get(0) + ")?duplex=true&" + FAST).build());
+            ring[1] = y;
+            await("the federation's definition wins on Y").atMost(WAIT).until(() -> y.cluster().definition(inFile.pattern())
+                    .map(d -> d.policy().equals(federation)).orElse(false));
+            await("Y says so").atMost(WAIT).until(() -> err.toString(java.nio.charset.StandardCharsets.UTF_8)
+                    .contains("broker cfg-Y: its configuration's [destination /queue/cluster.configured] says maxNumMsgs=5, but the "
+                            + "federation's definition of /queue/cluster.configured (version 1:" + x.id() + ") says maxNumMsgs=9"));
+        } finally {
+            System.setErr(saved);
+        }
+        assertThat(x.cluster().definition(inFile.pattern()).orElseThrow().policy()).isEqualTo(federation);
+    }
+
+    @Test
     void shouldRefuseDefinitionsFromOrdinaryClientsAndBadNames() throws Exception {
         start(0, false);
         try (RawStomp client = RawStomp.connectTo(ring[0].connectUris().get(0))) {
