@@ -77,6 +77,11 @@ public final class FederationHeaders {
      * {@value #DEFINITION_DELETED} and the policy as {@code key=value} lines in its body.
      */
     public static final String DEFINITIONS_TOPIC = "/topic/fedbridge.advisory.definitions";
+    /**
+     * CONNECTED, to a federation link: "true" when this link may read and write {@link #DEFINITIONS_TOPIC} (it holds
+     * {@code federate} there). A bridge relays definitions only between two brokers that both say so.
+     */
+    public static final String DEFINITIONS = "fedbridge-definitions";
     /** On a {@link #DEFINITIONS_TOPIC} message: the destination defined; every header of a definition starts with it. */
     public static final String DEFINITION = "fedbridge-definition";
     /** On a {@link #DEFINITIONS_TOPIC} message: {@code COUNTER:BROKER-ID}, the definition's version. */

@@ -429,6 +429,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(FederationHeaders.CLUSTER_URIS, core.clusterUris());
         h.add(FederationHeaders.ORDERED_RECEIPTS, "true");
         h.add(FederationHeaders.VOUCHED_IDS, "true");
+        if (federationLink && mayFederate(FederationHeaders.DEFINITIONS_TOPIC)) {
+            h.add(FederationHeaders.DEFINITIONS, "true");
+        }
         state = State.CONNECTED;
         sessionLimits.disarmConnectDeadline();
         ctx.writeAndFlush(new StompFrame(StompCommand.CONNECTED, h));

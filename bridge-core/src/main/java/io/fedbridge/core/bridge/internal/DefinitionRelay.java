@@ -18,6 +18,8 @@ import java.util.Map;
  */
 public final class DefinitionRelay {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DefinitionRelay.class);
+
     private final StompConnection source;
     private final StompConnection target;
 
@@ -26,8 +28,20 @@ public final class DefinitionRelay {
         this.target = target;
     }
 
-    /** Starts relaying from {@code source} to {@code target}; both must be fedbridge brokers. */
-    public static void start(StompConnection source, StompConnection target) {
+    /**
+     * Starts relaying from {@code source} to {@code target} if both brokers grant this link the definitions topic
+     * ({@link FederationHeaders#DEFINITIONS} in their CONNECTED); else says why not, once, at INFO.
+     */
+    public static void startIfGranted(StompConnection source, StompConnection target, String label) {
+        boolean fromSource = "true".equals(source.connectedHeaders().get(FederationHeaders.DEFINITIONS));
+        boolean toTarget = "true".equals(target.connectedHeaders().get(FederationHeaders.DEFINITIONS));
+        if (!fromSource || !toTarget) {
+            if (source.connectedHeaders().get(FederationHeaders.BROKER_ID) != null && target.connectedHeaders().get(FederationHeaders.BROKER_ID) != null) {
+                LOG.info("bridge {}: carries no destination definitions: {} grants this link no federate on {} (or predates them)",
+                        label, (fromSource ? target : source).config().uri(), FederationHeaders.DEFINITIONS_TOPIC);
+            }
+            return;
+        }
         DefinitionRelay r = new DefinitionRelay(source, target);
         r.source.subscribeOnIoThread(SubscriptionRequest.of(FederationHeaders.DEFINITIONS_TOPIC), r::relay);
     }
