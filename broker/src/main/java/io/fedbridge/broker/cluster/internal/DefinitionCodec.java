@@ -52,11 +52,26 @@ public final class DefinitionCodec {
     }
 
     static String policyText(DestinationPolicy p) {
-        return "maxNumMsgs=" + p.maxNumMsgs() + "\nmaxTotalMsgBytes=" + p.maxTotalMsgBytes() + "\nmaxBytesPerMsg="
-                + p.maxBytesPerMsg() + "\nmaxNumProducers=" + p.maxNumProducers() + "\nmaxNumActiveConsumers="
-                + p.maxNumActiveConsumers() + "\nconsumerFlowLimit=" + p.consumerFlowLimit() + "\nlimitBehavior="
-                + p.limitBehavior() + "\nuseDMQ=" + p.useDMQ() + "\nmaxRedeliveries=" + p.maxRedeliveries()
-                + "\nlocalDeliveryPreferred=" + p.localDeliveryPreferred() + "\nisLocalOnly=" + p.isLocalOnly() + "\n";
+        StringBuilder sb = new StringBuilder();
+        policyMap(p).forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+        return sb.toString();
+    }
+
+    /** The policy's keys and values, in {@link #POLICY_KEYS} order (what management shows). */
+    public static Map<String, Object> policyMap(DestinationPolicy p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("maxNumMsgs", p.maxNumMsgs());
+        m.put("maxTotalMsgBytes", p.maxTotalMsgBytes());
+        m.put("maxBytesPerMsg", p.maxBytesPerMsg());
+        m.put("maxNumProducers", p.maxNumProducers());
+        m.put("maxNumActiveConsumers", p.maxNumActiveConsumers());
+        m.put("consumerFlowLimit", p.consumerFlowLimit());
+        m.put("limitBehavior", p.limitBehavior().name());
+        m.put("useDMQ", p.useDMQ());
+        m.put("maxRedeliveries", p.maxRedeliveries());
+        m.put("localDeliveryPreferred", p.localDeliveryPreferred());
+        m.put("isLocalOnly", p.isLocalOnly());
+        return m;
     }
 
     private static Map<String, String> parse(String text) {

@@ -143,9 +143,7 @@ public final class RequestHandler {
         Map<String, Object> m = new java.util.LinkedHashMap<>();
         m.put("destination", d.destination());
         m.put("version", d.version().toString());
-        Map<String, Object> policy = Json.MAPPER.convertValue(d.policy(), Map.class);
-        policy.remove("pattern");
-        m.put("policy", policy);
+        m.put("policy", io.fedbridge.broker.cluster.internal.DefinitionCodec.policyMap(d.policy()));
         return m;
     }
 
