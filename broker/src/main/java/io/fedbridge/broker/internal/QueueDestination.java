@@ -130,7 +130,7 @@ final class QueueDestination {
     // ---------------------------------------------------------------- flow
 
     synchronized void enqueue(QueueEntry e) {
-        if (deleted) {
+        if (deleted && !revive()) {
             core.release(e);
             return;
         }
@@ -171,6 +171,9 @@ final class QueueDestination {
     }
 
     synchronized void addConsumer(ServerConsumer c) {
+        if (deleted) {
+            revive();
+        }
         consumers.add(c);
         if (!sharedQueue) {
             core.slowConsumers.watch(c);
@@ -452,6 +455,20 @@ final class QueueDestination {
     private int activeCount() {
         int max = policy.maxNumActiveConsumers();
         return max == -1 ? consumers.size() : Math.min(max, consumers.size());
+    }
+
+    /**
+     * A send or a subscription that found this queue just before it was removed (auto-deletion, a management or
+     * definition delete) brings it back, as a send to a missing queue would create it: the message is not lost, the
+     * consumer not left on a queue nobody routes to. Only a queue proper, and only if no new queue took its name.
+     */
+    private boolean revive() {
+        if (!sharedQueue || storeKey == null || !storeKey.equals(name) || name.startsWith("/temp-queue/")
+                || core.queues.putIfAbsent(name, this) != null) {
+            return false;
+        }
+        deleted = false;
+        return true;
     }
 
     /** Drops everything (a subscription that ended, a durable subscription removed). */
