@@ -71,6 +71,25 @@ public final class FederationHeaders {
     public static final String CONSUMER_REMOVED = "consumer-removed";
 
     /**
+     * Destination definitions (see the broker's docs/cluster.md): a SUBSCRIBE (a federation link's) first receives every
+     * definition the broker holds, tombstones included, then each change it applies. Bridges relay them to their peer;
+     * only federation links may SEND here. A message carries {@value #DEFINITION}, {@value #DEFINITION_VERSION},
+     * {@value #DEFINITION_DELETED} and the policy as {@code key=value} lines in its body.
+     */
+    public static final String DEFINITIONS_TOPIC = "/topic/fedbridge.advisory.definitions";
+    /**
+     * CONNECTED, to a federation link: "true" when this link may read and write {@link #DEFINITIONS_TOPIC} (it holds
+     * {@code federate} there). A bridge relays definitions only between two brokers that both say so.
+     */
+    public static final String DEFINITIONS = "fedbridge-definitions";
+    /** On a {@link #DEFINITIONS_TOPIC} message: the destination defined; every header of a definition starts with it. */
+    public static final String DEFINITION = "fedbridge-definition";
+    /** On a {@link #DEFINITIONS_TOPIC} message: {@code COUNTER:BROKER-ID}, the definition's version. */
+    public static final String DEFINITION_VERSION = "fedbridge-definition-version";
+    /** On a {@link #DEFINITIONS_TOPIC} message: "true" for a deletion (a tombstone). */
+    public static final String DEFINITION_DELETED = "fedbridge-definition-deleted";
+
+    /**
      * CONNECTED, and messages on {@link #CLUSTER_TOPIC}: the client connector URIs of this broker (first) and of
      * the brokers it is bridged with, comma-separated. Failover clients add them to their list.
      */

@@ -70,6 +70,7 @@ public final class Broker implements AutoCloseable {
     private final SecurityGuard guard;
     private volatile io.fedbridge.broker.management.BrokerManagement management;
     private final List<io.fedbridge.broker.management.ListenerInfo> listenerInfos = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile io.fedbridge.broker.cluster.ClusterDestinations cluster;
     /** Started {@link BrokerExtension}s, closed in reverse order before the broker's listeners. */
     private final List<AutoCloseable> extensions = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -131,6 +132,8 @@ public final class Broker implements AutoCloseable {
         b.core.haGate = gate;
         try {
             b.bindAll();
+            b.cluster = io.fedbridge.broker.cluster.ClusterDestinations.start(new io.fedbridge.broker.internal.ClusterCore(b.core),
+                    config.cluster(), config.dataDirectory());
             b.management = io.fedbridge.broker.management.BrokerManagement.start(b, new io.fedbridge.broker.internal.ManagedCore(b.core));
             for (String nc : config.networkConnectors()) {
                 b.addNetworkConnector(nc);
@@ -389,6 +392,11 @@ public final class Broker implements AutoCloseable {
         core.updateCluster(clusterUris(), true);
     }
 
+    /** Destinations defined for the whole federation (docs/cluster.md). */
+    public io.fedbridge.broker.cluster.ClusterDestinations cluster() {
+        return cluster;
+    }
+
     /**
      * The broker's management: a read-only snapshot of its objects (queues, topics, connections, bridges…), their methods
      * and events; the same model answers requests on {@code /queue/fedbridge.management} (docs/management.md).
@@ -628,6 +636,9 @@ public final class Broker implements AutoCloseable {
         }
         serverChannels.clear();
         core.closeSessions();
+        if (cluster != null) {
+            cluster.close();
+        }
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         core.close();

@@ -45,6 +45,8 @@ import java.util.regex.Pattern;
  * @param metrics          where to serve Prometheus metrics, health checks and the web console, e.g.
  *                         {@code http://127.0.0.1:9404} (port 0 = any free port); needs the module
  *                         {@code fedbridge-metrics}, see docs/metrics.md. Null (default) = none
+ * @param cluster          destinations defined for the whole federation and auto-deletion of idle queues
+ *                         (docs/cluster.md); default {@link io.fedbridge.broker.cluster.ClusterConfig#ofDefaults()}
  * @param ha               the high-availability group this broker is a member of ({@code ha.*} keys), started with
  *                         {@code io.fedbridge.ha.HaMember}; null (default) = a stand-alone broker
  */
@@ -52,15 +54,25 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
                            Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                            List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
                            Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics,
-                           HaConfig ha) {
+                           io.fedbridge.broker.cluster.ClusterConfig cluster, HaConfig ha) {
 
     /** A configuration outside any HA group. */
     public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
                         Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
                         List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
+                        Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics,
+                        io.fedbridge.broker.cluster.ClusterConfig cluster) {
+        this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
+                networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics, cluster, null);
+    }
+
+    /** A configuration without federation-wide destinations, outside any HA group. */
+    public BrokerConfig(String name, List<String> listeners, Path dataDirectory, FrameLimits limits,
+                        Duration heartBeat, long memoryLimit, int defaultPrefetch, Durability durability,
+                        List<DestinationPolicy> policies, List<String> networkConnectors, SecurityConfig security,
                         Duration inDoubtHold, int ioThreads, ResourceLimits resourceLimits, String metrics) {
         this(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch, durability, policies,
-                networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics, null);
+                networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics, null, null);
     }
 
     /** A configuration without a metrics listener. */
@@ -145,6 +157,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             throw new IllegalArgumentException("defaultPrefetch must be > 0, but was " + defaultPrefetch);
         }
         durability = durability == null ? Durability.SYNC : durability;
+        cluster = cluster == null ? io.fedbridge.broker.cluster.ClusterConfig.ofDefaults() : cluster;
         policies = List.copyOf(policies == null ? List.of() : policies);
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (DestinationPolicy p : policies) {
@@ -261,6 +274,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         b.resourceLimits = resourceLimits;
         b.metrics = metrics;
         b.ha = ha;
+        b.cluster = cluster.toBuilder();
         return b;
     }
 
@@ -281,6 +295,7 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
         private ResourceLimits resourceLimits;
         private String metrics;
         private HaConfig ha;
+        private io.fedbridge.broker.cluster.ClusterConfig.Builder cluster = io.fedbridge.broker.cluster.ClusterConfig.builder();
 
         private Builder(String name) {
             this.name = name;
@@ -404,9 +419,28 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** See {@link BrokerConfig#cluster()}; replaces destinations and auto-deletion set so far. */
+        public Builder cluster(io.fedbridge.broker.cluster.ClusterConfig cluster) {
+            this.cluster = (cluster == null ? io.fedbridge.broker.cluster.ClusterConfig.ofDefaults() : cluster).toBuilder();
+            return this;
+        }
+
+        /** Defines a destination for the whole federation ({@code policy}'s pattern is its exact name): docs/cluster.md. */
+        public Builder destination(DestinationPolicy policy) {
+            cluster.destination(policy);
+            return this;
+        }
+
+        /** See {@link io.fedbridge.broker.cluster.ClusterConfig#autoDeleteIdle()}. */
+        public Builder autoDeleteIdle(Duration idle) {
+            cluster.autoDeleteIdle(idle);
+            return this;
+        }
+
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
-                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics, ha);
+                    durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics,
+                    cluster.build(), ha);
         }
     }
 }

@@ -99,6 +99,8 @@ import java.util.stream.Collectors;
 public final class BrokerConfigFile {
 
     private static final String POLICY_SECTION = "policy";
+    /** A {@code [destination NAME]} section: a policy key section that defines NAME for the whole federation. */
+    private static final String DESTINATION_SECTION = "destination";
     private static final String SECURITY_SECTION = "security";
     private static final TlsConfig PLACEHOLDER_TLS = TlsConfig.builder().keyStore(Path.of("placeholder.p12"))
             .trustStore(Path.of("placeholder.p12")).build();
@@ -194,6 +196,10 @@ public final class BrokerConfigFile {
             new BrokerKey("ha.zookeeperSessionTimeout", false, (v, p) -> {
                 Duration d = v.duration();
                 return p.ha(h -> h.zookeeperSessionTimeout(d));
+            }),
+            new BrokerKey("autoDeleteIdle", false, (v, p) -> {
+                Duration idle = v.duration();
+                return b -> b.autoDeleteIdle(idle);
             })), BrokerKey::name);
 
     /** The keys of a {@code [policy PATTERN]} section, in the order of {@link DestinationPolicy}'s components. */
@@ -479,9 +485,10 @@ public final class BrokerConfigFile {
                 securitySection = new SecuritySection(lineNo);
                 return;
             }
-            if (!parts[0].equals(POLICY_SECTION)) {
+            if (!parts[0].equals(POLICY_SECTION) && !parts[0].equals(DESTINATION_SECTION)) {
                 throw error(lineNo, "unknown section type '" + parts[0] + "' in [" + header + "]; valid section "
-                        + "types are: " + POLICY_SECTION + ", as in [policy /queue/orders.>]");
+                        + "types are: " + POLICY_SECTION + ", as in [policy /queue/orders.>], and " + DESTINATION_SECTION
+                        + ", as in [destination /queue/orders]");
             }
             if (parts.length < 2 || parts[1].isBlank()) {
                 throw error(lineNo, "section [" + header + "] needs a destination pattern, e.g. [policy /queue/orders.>] "
@@ -489,11 +496,11 @@ public final class BrokerConfigFile {
             }
             endSection();
             String pattern = parts[1].strip();
-            Integer first = sectionLines.putIfAbsent(pattern, lineNo);
+            Integer first = sectionLines.putIfAbsent(parts[0] + " " + pattern, lineNo);
             if (first != null) {
-                throw error(lineNo, "duplicate section [policy " + pattern + "] (first on line " + first + ")");
+                throw error(lineNo, "duplicate section [" + parts[0] + " " + pattern + "] (first on line " + first + ")");
             }
-            Section s = new Section(pattern, lineNo);
+            Section s = new Section(parts[0], pattern, lineNo);
             try {
                 s.builder.build();
             } catch (IllegalArgumentException e) {
@@ -521,7 +528,7 @@ public final class BrokerConfigFile {
             section = null;
             try {
                 DestinationPolicy policy = s.builder.build();
-                calls.add(b -> b.policy(policy));
+                calls.add(s.kind.equals(DESTINATION_SECTION) ? b -> b.destination(policy) : b -> b.policy(policy));
                 check();
             } catch (IllegalArgumentException e) {
                 throw new ConfigFileException(source, s.line, "invalid section " + s.title() + ": " + message(e), e);
@@ -568,21 +575,23 @@ public final class BrokerConfigFile {
         }
     }
 
-    /** An open {@code [policy PATTERN]} section. */
+    /** An open {@code [policy PATTERN]} or {@code [destination NAME]} section. */
     private static final class Section {
+        final String kind;
         final String pattern;
         final int line;
         final DestinationPolicy.Builder builder;
         final Map<String, Integer> keyLines = new HashMap<>();
 
-        Section(String pattern, int line) {
+        Section(String kind, String pattern, int line) {
+            this.kind = kind;
             this.pattern = pattern;
             this.line = line;
             this.builder = DestinationPolicy.builder(pattern);
         }
 
         String title() {
-            return "[policy " + pattern + "]";
+            return "[" + kind + " " + pattern + "]";
         }
     }
 

@@ -234,7 +234,7 @@ class BrokerConfigFileTest {
         assertThat(BrokerConfigFile.brokerKeys()).containsExactly("name", "listen", "data", "durability", "memoryLimit",
                 "heartBeat", "inDoubtHold", "ioThreads", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength",
                 "connectAttemptTimeout", "maxSubscriptionsPerConnection", "maxTransactionsPerConnection", "maxDestinations",
-                "maxDurableSubscriptionsPerClientId", "maxSlowDuration", "minFreeDisk", "network", "metrics");
+                "maxDurableSubscriptionsPerClientId", "maxSlowDuration", "minFreeDisk", "network", "metrics", "autoDeleteIdle");
         assertThat(BrokerConfigFile.policyKeys()).containsExactly("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
                 "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
                 "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly");
@@ -269,6 +269,7 @@ class BrokerConfigFileTest {
                 "maxTransactionsPerConnection", "maxDestinations", "maxDurableSubscriptionsPerClientId", "maxSlowDuration",
                 "minFreeDisk")); // every component but diskSpace, which only Java code can supply
         keysByComponent.put("metrics", List.of("metrics"));
+        keysByComponent.put("cluster", List.of("autoDeleteIdle")); // and the [destination NAME] sections
 
         assertThat(Arrays.stream(BrokerConfig.class.getRecordComponents()).map(RecordComponent::getName))
                 .containsExactlyInAnyOrderElementsOf(keysByComponent.keySet());
@@ -431,7 +432,7 @@ class BrokerConfigFileTest {
                 memoryLimt = 1GiB
                 """))
                 .isInstanceOf(ConfigFileException.class)
-                .hasMessage("broker.conf:7: unknown key 'memoryLimt'; valid keys are: connectAttemptTimeout, data, "
+                .hasMessage("broker.conf:7: unknown key 'memoryLimt'; valid keys are: autoDeleteIdle, connectAttemptTimeout, data, "
                         + "defaultPrefetch, durability, heartBeat, inDoubtHold, ioThreads, listen, maxDestinations, "
                         + "maxDurableSubscriptionsPerClientId, maxFrameSize, maxHeaderLength, maxHeaders, maxSlowDuration, "
                         + "maxSubscriptionsPerConnection, maxTransactionsPerConnection, memoryLimit, metrics, minFreeDisk, name, network; "
@@ -459,7 +460,7 @@ class BrokerConfigFileTest {
     @Test
     void shouldSuggestAPolicyKeyMisspeltBeforeTheFirstSection() {
         assertThatThrownBy(() -> parse("maxNumMsg = 5\n"))
-                .hasMessageStartingWith("broker.conf:1: unknown key 'maxNumMsg'; valid keys are: connectAttemptTimeout, data,")
+                .hasMessageStartingWith("broker.conf:1: unknown key 'maxNumMsg'; valid keys are: autoDeleteIdle, connectAttemptTimeout, data,")
                 .hasMessageEndingWith("; did you mean 'maxNumMsgs' (a policy key)?");
     }
 
@@ -560,7 +561,33 @@ class BrokerConfigFileTest {
     void shouldRejectAnUnknownSectionType() {
         assertThatThrownBy(() -> parse("name = A\n[queue /queue/a]\n"))
                 .hasMessage("broker.conf:2: unknown section type 'queue' in [queue /queue/a]; valid section types are: "
-                        + "policy, as in [policy /queue/orders.>]");
+                        + "policy, as in [policy /queue/orders.>], and destination, as in [destination /queue/orders]");
+    }
+
+    @Test
+    void shouldReadDestinationSectionsAsFederationWideDefinitionsAndAutoDeleteIdle() {
+        BrokerConfig c = build("""
+                name = A
+                autoDeleteIdle = 5m
+                [destination /queue/orders]
+                maxNumMsgs = 10
+                maxNumActiveConsumers = 1
+                [policy /queue/orders]
+                maxNumMsgs = 20
+                """);
+
+        assertThat(c.cluster().autoDeleteIdle()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(c.cluster().destinations()).singleElement().satisfies(p -> {
+            assertThat(p.pattern()).isEqualTo("/queue/orders");
+            assertThat(p.maxNumMsgs()).isEqualTo(10);
+            assertThat(p.maxNumActiveConsumers()).isEqualTo(1);
+        });
+        assertThat(c.policies()).singleElement().extracting(DestinationPolicy::maxNumMsgs).isEqualTo(20L);
+        assertThatThrownBy(() -> parse("name = A\n[destination /queue/orders.>]\n"))
+                .hasMessageContaining("broker.conf:2: invalid section [destination /queue/orders.>]: destinations: destination must be "
+                        + "a queue or topic name without wildcards");
+        assertThatThrownBy(() -> parse("name = A\n[destination /queue/a]\n[destination /queue/a]\n"))
+                .hasMessage("broker.conf:3: duplicate section [destination /queue/a] (first on line 2)");
     }
 
     @Test

@@ -314,7 +314,8 @@ public final class HaMember implements AutoCloseable {
         state = HaState.JOINING;
         BrokerConfig gateConfig = new BrokerConfig(config.name(), config.listeners(), null, config.limits(), config.heartBeat(),
                 config.memoryLimit(), config.defaultPrefetch(), config.durability(), config.policies(), List.of(),
-                config.security(), config.inDoubtHold(), config.ioThreads(), config.resourceLimits(), config.metrics(), ha);
+                config.security(), config.inDoubtHold(), config.ioThreads(), config.resourceLimits(), config.metrics(),
+                config.cluster(), ha);
         broker = Broker.start(gateConfig, new InMemoryMessageStore(), gate);
         if (ownUri == null) {
             ownUri = ownUri(broker.connectUris());

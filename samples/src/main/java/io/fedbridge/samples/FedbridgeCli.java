@@ -4,6 +4,7 @@ import io.fedbridge.broker.BrokerException;
 import io.fedbridge.samples.admin.ConnectionCommand;
 import io.fedbridge.samples.admin.EventsCommand;
 import io.fedbridge.samples.admin.ListCommands;
+import io.fedbridge.samples.admin.DestinationCommand;
 import io.fedbridge.samples.admin.QueueCommand;
 import io.fedbridge.samples.admin.StatCommand;
 import io.fedbridge.core.StompException;
@@ -37,7 +38,7 @@ import picocli.CommandLine.Spec;
         description = "Federated STOMP 1.2 broker nodes.",
         subcommands = {BrokerCommand.class, DemoCommand.class, ProduceCommand.class, ConsumeCommand.class,
             StatCommand.class, ListCommands.Queues.class, ListCommands.Topics.class, ListCommands.Connections.class,
-            ListCommands.Consumers.class, ListCommands.Bridges.class, QueueCommand.class, ConnectionCommand.Group.class,
+            ListCommands.Consumers.class, ListCommands.Bridges.class, QueueCommand.class, DestinationCommand.class, ConnectionCommand.Group.class,
             ConnectionCommand.Connector.class, EventsCommand.class, io.fedbridge.samples.admin.HaCommand.Group.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {

@@ -143,8 +143,18 @@ public final class BrokerCore {
 
     // ---------------------------------------------------------------- policies
 
-    /** The policy for a destination: exact pattern, else the longest matching wildcard, else the defaults. */
+    /** Policies of federation-wide destination definitions (io.fedbridge.broker.cluster): they come first. */
+    final Map<String, DestinationPolicy> definedPolicies = new ConcurrentHashMap<>();
+    volatile ClusterHook cluster = ClusterHook.NONE;
+
+    /** The policy for a destination: its definition's, else exact pattern, else the longest matching wildcard, else the defaults. */
     DestinationPolicy policyFor(String destination) {
+        DestinationPolicy d = definedPolicies.get(destination);
+        return d != null ? d : configuredPolicyFor(destination);
+    }
+
+    /** The policy this broker's own configuration gives a destination. */
+    DestinationPolicy configuredPolicyFor(String destination) {
         DestinationPolicy p = exactPolicies.get(destination);
         if (p != null) {
             return p;

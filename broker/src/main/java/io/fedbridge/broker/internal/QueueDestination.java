@@ -24,7 +24,8 @@ final class QueueDestination {
     final String name;
     /** Key under which persistent messages are stored, or null if nothing here is ever stored. */
     final String storeKey;
-    final DestinationPolicy policy;
+    /** Changes when a federation-wide definition of this destination does (io.fedbridge.broker.cluster). */
+    volatile DestinationPolicy policy;
     final boolean sharedQueue;
     private final BrokerCore core;
     @SuppressWarnings("unchecked")
@@ -129,7 +130,7 @@ final class QueueDestination {
     // ---------------------------------------------------------------- flow
 
     synchronized void enqueue(QueueEntry e) {
-        if (deleted) {
+        if (deleted && !revive()) {
             core.release(e);
             return;
         }
@@ -170,6 +171,9 @@ final class QueueDestination {
     }
 
     synchronized void addConsumer(ServerConsumer c) {
+        if (deleted) {
+            revive();
+        }
         consumers.add(c);
         if (!sharedQueue) {
             core.slowConsumers.watch(c);
@@ -453,6 +457,20 @@ final class QueueDestination {
         return max == -1 ? consumers.size() : Math.min(max, consumers.size());
     }
 
+    /**
+     * A send or a subscription that found this queue just before it was removed (auto-deletion, a management or
+     * definition delete) brings it back, as a send to a missing queue would create it: the message is not lost, the
+     * consumer not left on a queue nobody routes to. Only a queue proper, and only if no new queue took its name.
+     */
+    private boolean revive() {
+        if (!sharedQueue || storeKey == null || !storeKey.equals(name) || name.startsWith("/temp-queue/")
+                || core.queues.putIfAbsent(name, this) != null) {
+            return false;
+        }
+        deleted = false;
+        return true;
+    }
+
     /** Drops everything (a subscription that ended, a durable subscription removed). */
     synchronized void delete() {
         deleted = true;
@@ -501,6 +519,11 @@ final class QueueDestination {
             }
         }
         return seen;
+    }
+
+    /** No consumer and no message held (pending or delivered): what auto-deletion waits for. */
+    synchronized boolean isIdle() {
+        return consumers.isEmpty() && held == 0 && !deleted;
     }
 
     /** Whether a bridge's network subscription is attached (management events never go to one). */

@@ -460,6 +460,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(FederationHeaders.CLUSTER_URIS, core.clusterUris());
         h.add(FederationHeaders.ORDERED_RECEIPTS, "true");
         h.add(FederationHeaders.VOUCHED_IDS, "true");
+        if (federationLink && mayFederate(FederationHeaders.DEFINITIONS_TOPIC)) {
+            h.add(FederationHeaders.DEFINITIONS, "true");
+        }
         haConnected.forEach(h::add);
         state = State.CONNECTED;
         sessionLimits.disarmConnectDeadline();
@@ -530,6 +533,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 writable.clear();
             }
             writable.add(dest);
+        }
+        if (dest.equals(FederationHeaders.DEFINITIONS_TOPIC)) {
+            core.cluster.received(f.headers(), f.body()); // the guard let only a federation link with federate here
+            receipt(f);
+            return;
         }
         boolean trusted = federationLink && mayFederate(dest);
         boolean forwarded = trusted && f.header(FederationHeaders.BROKER_PATH) != null;
@@ -794,6 +802,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 c.topicRegistration = new TopicRegistry.Registration(dest, subQueue, null); // never routed to: local only
             } else if (dest.equals(FederationHeaders.CLUSTER_TOPIC)) {
                 c.topicRegistration = core.subscribeCluster(dest, subQueue, filter);
+            } else if (dest.equals(FederationHeaders.DEFINITIONS_TOPIC)) {
+                c.topicRegistration = ClusterCore.subscribe(core, dest, subQueue, filter);
             } else {
                 c.topicRegistration = ConsumerAdvisories.isAdvisory(dest)
                         ? core.advisories.subscribe(dest, subQueue, filter)

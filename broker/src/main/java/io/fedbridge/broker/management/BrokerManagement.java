@@ -201,6 +201,25 @@ public final class BrokerManagement implements AutoCloseable {
         return core.deleteQueue(destination);
     }
 
+    /** The destinations defined federation-wide (docs/cluster.md). */
+    public List<io.fedbridge.broker.cluster.DestinationDefinition> definitions() {
+        return broker.cluster().definitions();
+    }
+
+    /** Defines a destination for the whole federation; see {@link io.fedbridge.broker.cluster.ClusterDestinations#define}. */
+    public io.fedbridge.broker.cluster.DestinationDefinition define(io.fedbridge.broker.DestinationPolicy policy) {
+        try {
+            return broker.cluster().define(policy);
+        } catch (IllegalArgumentException e) {
+            throw ManagementException.badRequest(e.getMessage());
+        }
+    }
+
+    /** Deletes a definition federation-wide; false if it was not defined. */
+    public boolean undefine(String destination) {
+        return broker.cluster().delete(destination);
+    }
+
     /** Removes the messages waiting in a queue (delivered, unacknowledged ones stay); returns how many. */
     public int purgeQueue(String destination) {
         return core.purgeQueue(destination);

@@ -164,6 +164,35 @@ class AdminCliIT {
     }
 
     @Test
+    void shouldDefineADestinationForTheWholeFederationListItAndDeleteIt() throws Exception {
+        assertThat(ok("destination", "define", "--url", url, "--destination", "/queue/cli.defined", "--set", "maxNumMsgs=5",
+                "--set", "limitBehavior=REMOVE_OLDEST").out()).contains("defined /queue/cli.defined (version 1:" + a.id() + ")");
+        for (Broker x : List.of(b, c)) {
+            await("the definition reaches " + x.name()).atMost(WAIT).until(() -> x.queue("/queue/cli.defined") != null
+                    && x.cluster().definition("/queue/cli.defined").map(d -> d.policy().maxNumMsgs() == 5).orElse(false));
+        }
+        assertThat(ok("destination", "list", "--url", b.connectUris().get(0)).out()).contains("/queue/cli.defined")
+                .contains("maxNumMsgs=5").contains("limitBehavior=REMOVE_OLDEST");
+        JsonNode listed = json("destination", "list", "--url", c.connectUris().get(0), "--json");
+        assertThat(listed.get(0).path("policy").path("maxNumMsgs").asInt()).isEqualTo(5);
+        assertThat(listed.get(0).path("version").asText()).isEqualTo("1:" + a.id());
+
+        CliRun badKey = CliRun.of("destination", "define", "--url", url, "--destination", "/queue/cli.bad", "--set", "maxMsgs=5");
+        assertThat(badKey.exitCode()).isEqualTo(1);
+        assertThat(badKey.err()).contains("unknown policy key 'maxMsgs'; valid keys are [maxNumMsgs,");
+        CliRun wildcard = CliRun.of("destination", "define", "--url", url, "--destination", "/queue/cli.>");
+        assertThat(wildcard.exitCode()).isEqualTo(1);
+        assertThat(wildcard.err()).contains("destination must be a queue or topic name without wildcards");
+
+        assertThat(ok("destination", "delete", "--url", b.connectUris().get(0), "--destination", "/queue/cli.defined").out())
+                .contains("deleted /queue/cli.defined");
+        for (Broker x : List.of(a, b, c)) {
+            await("the deletion reaches " + x.name()).atMost(WAIT).until(() -> x.queue("/queue/cli.defined") == null);
+        }
+        assertThat(json("destination", "list", "--url", url, "--json").size()).isZero();
+    }
+
+    @Test
     void shouldListBridgesAndOnlyTheDownOnesWithTheirErrorAndSinceWhen() throws Exception {
         CliRun human = ok("bridges", "--url", url);
         assertThat(human.outLines().get(0)).startsWith("PEER").contains("STATE").contains("LAST ERROR");

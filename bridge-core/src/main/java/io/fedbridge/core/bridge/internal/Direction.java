@@ -155,6 +155,7 @@ public final class Direction implements DemandRegistry.Route {
         }
         if (targetId != null) {
             target.subscribe(SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), this::onAdvisory);
+            DefinitionRelay.startIfGranted(source, target, label);
         }
     }
 

@@ -38,6 +38,7 @@ public final class RequestHandler {
         TYPES.put("bridge", "name");
         TYPES.put("discovery-agent", "uri");
         TYPES.put("ha", "group");
+        TYPES.put("definition", "destination");
     }
 
     private final BrokerManagement management;
@@ -138,6 +139,15 @@ public final class RequestHandler {
         return v.asInt();
     }
 
+    /** A definition as management shows it: destination, version and the policy's keys. */
+    private static Map<String, Object> definition(io.fedbridge.broker.cluster.DestinationDefinition d) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("destination", d.destination());
+        m.put("version", d.version().toString());
+        m.put("policy", io.fedbridge.broker.cluster.internal.DefinitionCodec.policyMap(d.policy()));
+        return m;
+    }
+
     private void get(JsonNode request, ObjectNode answer) {
         String type = text(request, "type", true);
         String name = text(request, "name", false);
@@ -151,6 +161,7 @@ public final class RequestHandler {
             case "durable-subscription" -> management::durableSubscriptions;
             case "bridge" -> management::bridges;
             case "discovery-agent" -> management::discoveryAgents;
+            case "definition" -> () -> management.definitions().stream().map(RequestHandler::definition).toList();
             case "snapshot" -> () -> List.of(management.snapshot());
             case "ha" -> () -> List.of(haGate().status());
             default -> throw ManagementException.badRequest("type must be one of " + TYPES.keySet() + " or snapshot, but was '"
@@ -233,9 +244,24 @@ public final class RequestHandler {
                     throw ManagementException.badRequest(e.getMessage());
                 }
             }
+            case "definition.define" -> {
+                Map<String, String> values = new java.util.LinkedHashMap<>();
+                args.fields().forEachRemaining(e -> values.put(e.getKey(), e.getValue().asText()));
+                io.fedbridge.broker.DestinationPolicy policy;
+                try {
+                    io.fedbridge.broker.cluster.DestinationDefinition.requireName(require.apply("destination"));
+                    policy = io.fedbridge.broker.cluster.internal.DefinitionCodec.strictPolicy(name, values);
+                } catch (IllegalArgumentException e) {
+                    throw ManagementException.badRequest(e.getMessage());
+                }
+                return definition(management.define(policy));
+            }
+            case "definition.delete" -> {
+                return Map.of("destination", require.apply("destination"), "deleted", management.undefine(name));
+            }
             default -> throw ManagementException.badRequest("no method '" + method + "' on " + type + "; methods: queue create, "
                     + "delete, purge, browse, move; connection close; broker addNetworkConnector, removeNetworkConnector; "
-                    + "ha promote");
+                    + "definition define, delete; ha promote");
         }
     }
 }

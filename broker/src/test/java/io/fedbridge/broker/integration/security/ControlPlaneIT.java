@@ -255,6 +255,33 @@ class ControlPlaneIT extends SecurityTestSupport {
     }
 
     @Test
+    void shouldCarryDestinationDefinitionsOnlyOverALinkHoldingFederateOnTheDefinitionsTopic() throws Exception {
+        Broker[] granted = pair(Mode.SECURED);
+        granted[0].cluster().define(io.fedbridge.broker.DestinationPolicy.builder("/queue/defined").maxNumMsgs(5).build());
+        await("the definition crosses a link holding federate on the advisory topics").atMost(WAIT)
+                .until(() -> granted[1].cluster().definition("/queue/defined").isPresent());
+
+        String consumerAdvisoriesOnly = """
+                /queue/>                                read,write          group:apps
+                /queue/>                                read,write,federate group:bridges
+                /topic/fedbridge.advisory.consumer      admin,federate      group:bridges
+                """;
+        Broker a = start(broker("A2", Mode.SECURED, consumerAdvisoriesOnly));
+        Broker b = start(broker("B2", Mode.SECURED, consumerAdvisoriesOnly));
+        a.addNetworkConnector("static:(" + b.connectUris().get(0) + ")?" + bridgeOptions(Mode.SECURED));
+        await("A2's bridge up").atMost(WAIT).until(() -> a.bridges().stream().anyMatch(s -> s.state() == BridgeState.UP));
+        a.cluster().define(io.fedbridge.broker.DestinationPolicy.builder("/queue/defined").maxNumMsgs(5).build());
+        try (StompConnection alice = user(b, Mode.SECURED, "alice")) {
+            Subscription sub = alice.subscribeAndWait(SubscriptionRequest.of("/queue/defined"), null, WAIT);
+            try (StompConnection producer = user(a, Mode.SECURED, "alice")) {
+                producer.send(Message.of("/queue/defined", "still forwarded")).get();
+            }
+            assertThat(sub.receive(WAIT).bodyAsString()).as("the link works without the definitions").isEqualTo("still forwarded");
+        }
+        assertThat(b.cluster().definition("/queue/defined")).as("no federate on the definitions topic: none cross").isEmpty();
+        assertThat(a.bridges()).allMatch(s -> s.state() == BridgeState.UP);
+    }
+    @Test
     void shouldRefuseAFederationLinkWithoutTheFederateRightNamingIt() {
         Broker a = start(broker("A", Mode.SECURED, RULES_WITHOUT_FEDERATE));
         Broker b = start(broker("B", Mode.SECURED, RULES_WITHOUT_FEDERATE));
