@@ -371,6 +371,12 @@ public final class BrokerConfigFile {
             return builder;
         }
 
+        /** {@code a}, {@code a and b}, {@code a, b and c}. */
+        private static String andList(List<String> names) {
+            return names.size() <= 1 ? String.join("", names)
+                    : String.join(", ", names.subList(0, names.size() - 1)) + " and " + names.get(names.size() - 1);
+        }
+
         /** The builder call for an {@code ha.*} key: none yet, the group is built at the end of the file. */
         Consumer<BrokerConfig.Builder> ha(Consumer<HaConfig.Builder> change) {
             if (ha == null) {
@@ -431,8 +437,8 @@ public final class BrokerConfigFile {
             Integer first = brokerKeyLines.putIfAbsent(key, lineNo);
             if (first != null && !k.repeatable()) {
                 throw error(lineNo, "duplicate key '" + key + "' (first set on line " + first + "); only "
-                        + BROKER_KEYS.values().stream().filter(BrokerKey::repeatable).map(BrokerKey::name)
-                        .collect(Collectors.joining(" and ")) + " may be repeated");
+                        + andList(BROKER_KEYS.values().stream().filter(BrokerKey::repeatable).map(BrokerKey::name).toList())
+                        + " may be repeated");
             }
             apply(lineNo, key, () -> {
                 calls.add(k.binding().bind(new Value(key, value), this));

@@ -234,7 +234,8 @@ class BrokerConfigFileTest {
         assertThat(BrokerConfigFile.brokerKeys()).containsExactly("name", "listen", "data", "durability", "memoryLimit",
                 "heartBeat", "inDoubtHold", "ioThreads", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength",
                 "connectAttemptTimeout", "maxSubscriptionsPerConnection", "maxTransactionsPerConnection", "maxDestinations",
-                "maxDurableSubscriptionsPerClientId", "maxSlowDuration", "minFreeDisk", "network", "metrics", "autoDeleteIdle");
+                "maxDurableSubscriptionsPerClientId", "maxSlowDuration", "minFreeDisk", "network", "metrics", "ha.group",
+                "ha.brokers", "ha.replicate", "ha.zookeeper", "ha.backupTimeout", "ha.zookeeperSessionTimeout", "autoDeleteIdle");
         assertThat(BrokerConfigFile.policyKeys()).containsExactly("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
                 "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
                 "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly");
@@ -270,6 +271,8 @@ class BrokerConfigFileTest {
                 "minFreeDisk")); // every component but diskSpace, which only Java code can supply
         keysByComponent.put("metrics", List.of("metrics"));
         keysByComponent.put("cluster", List.of("autoDeleteIdle")); // and the [destination NAME] sections
+        keysByComponent.put("ha", List.of("ha.group", "ha.brokers", "ha.replicate", "ha.zookeeper", "ha.backupTimeout",
+                "ha.zookeeperSessionTimeout"));
 
         assertThat(Arrays.stream(BrokerConfig.class.getRecordComponents()).map(RecordComponent::getName))
                 .containsExactlyInAnyOrderElementsOf(keysByComponent.keySet());
@@ -433,7 +436,8 @@ class BrokerConfigFileTest {
                 """))
                 .isInstanceOf(ConfigFileException.class)
                 .hasMessage("broker.conf:7: unknown key 'memoryLimt'; valid keys are: autoDeleteIdle, connectAttemptTimeout, data, "
-                        + "defaultPrefetch, durability, heartBeat, inDoubtHold, ioThreads, listen, maxDestinations, "
+                        + "defaultPrefetch, durability, ha.backupTimeout, ha.brokers, ha.group, ha.replicate, ha.zookeeper, "
+                        + "ha.zookeeperSessionTimeout, heartBeat, inDoubtHold, ioThreads, listen, maxDestinations, "
                         + "maxDurableSubscriptionsPerClientId, maxFrameSize, maxHeaderLength, maxHeaders, maxSlowDuration, "
                         + "maxSubscriptionsPerConnection, maxTransactionsPerConnection, memoryLimit, metrics, minFreeDisk, name, network; "
                         + "did you mean 'memoryLimit'?")
@@ -544,8 +548,8 @@ class BrokerConfigFileTest {
     @Test
     void shouldRejectADuplicateSingleValuedKey() {
         assertThatThrownBy(() -> parse("name = A\nmemoryLimit = 1GiB\n\nmemoryLimit = 2GiB\n"))
-                .hasMessage("broker.conf:4: duplicate key 'memoryLimit' (first set on line 2); only listen and network "
-                        + "may be repeated");
+                .hasMessage("broker.conf:4: duplicate key 'memoryLimit' (first set on line 2); only listen, network and "
+                        + "ha.brokers may be repeated");
         assertThatThrownBy(() -> parse("[policy >]\nuseDMQ = true\nuseDMQ = false\n"))
                 .hasMessage("broker.conf:3: duplicate key 'useDMQ' in [policy >] (first set on line 2)");
     }
