@@ -652,6 +652,21 @@ public final class DefaultFailoverClient implements FailoverClient {
         return user;
     }
 
+    @Override
+    public void sendAsync(Message message, java.util.function.Consumer<Throwable> onFailure) {
+        Objects.requireNonNull(onFailure, "onFailure");
+        enqueue(message).result.whenComplete((r, e) -> {
+            if (e == null) {
+                return;
+            }
+            try {
+                callbacks.execute(() -> onFailure.accept(e));
+            } catch (RejectedExecutionException rejected) {
+                onFailure.accept(e);
+            }
+        });
+    }
+
     private PendingSend enqueue(Message message) {
         Objects.requireNonNull(message, "message");
         checkUsable();
