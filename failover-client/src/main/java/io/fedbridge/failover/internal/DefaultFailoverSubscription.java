@@ -45,8 +45,9 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
     private final DeliveryLog log;
     /** CLIENT mode: messages handed out and not acknowledged, in hand-out order. Guarded by this. */
     private final LinkedHashSet<DefaultFailoverMessage> unacked = new LinkedHashSet<>();
-    /** ACKs (without transaction) asked for a receipt once per this many on a connection. */
+    /** ACKs (without transaction) ask for a receipt once per this many on a connection (fewer if auditDepth is lower). */
     static final int ACK_RECEIPT_EVERY = 64;
+    private final int ackReceiptEvery;
     /** The identities ACKed on {@link #ackBatchConnection} since its last ACK with a receipt. Guarded by this. */
     private List<String> ackBatch = new ArrayList<>(ACK_RECEIPT_EVERY);
     private StompConnection ackBatchConnection;
@@ -63,6 +64,7 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
         this.listener = listener;
         this.queue = listener == null ? new LinkedBlockingQueue<>() : null;
         this.log = new DeliveryLog(auditDepth);
+        this.ackReceiptEvery = Math.min(ACK_RECEIPT_EVERY, auditDepth);
     }
 
     private SubscriptionRequest wireRequest() {
@@ -242,7 +244,8 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
     }
 
     /**
-     * Sends the ACK of {@code d}. Only every {@value #ACK_RECEIPT_EVERY}th ACK on a connection asks for a receipt: a
+     * Sends the ACK of {@code d}. Only every {@value #ACK_RECEIPT_EVERY}th ACK on a connection asks for a receipt (every
+     * {@code auditDepth}th if that is lower, so no more ids than that wait unconfirmed for a batch's receipt): a
      * broker answers frames of one connection in order, so that receipt confirms the ACKs before it as well. The
      * receipt only moves identities in the {@link DeliveryLog} from unconfirmed to confirmed; an ACK is counted as
      * done ({@code acked}) before it is written, so a redelivery after a failover is dropped either way. One receipt
@@ -257,7 +260,7 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
                 ackBatch = new ArrayList<>(ACK_RECEIPT_EVERY);
             }
             ackBatch.add(identity);
-            if (ackBatch.size() >= ACK_RECEIPT_EVERY) {
+            if (ackBatch.size() >= ackReceiptEvery) {
                 covered = ackBatch;
                 ackBatch = new ArrayList<>(ACK_RECEIPT_EVERY);
             }
