@@ -127,7 +127,6 @@ public final class DefaultFailoverClient implements FailoverClient {
     private final BrokerList brokers;
     private final LearnedBrokerFilter learnedFilter;
     private final PendingSends pending;
-    /** Guarded by {@link #lock}. */
     private final SendWindow window = new SendWindow();
     private final AtomicLong fences = new AtomicLong();
     private final IntervalFunction backoff;
@@ -753,9 +752,9 @@ public final class DefaultFailoverClient implements FailoverClient {
         try {
             if (SendWindow.applies(p, c)) {
                 if (window.withoutReceipt(c)) {
-                    c.sendFrame(p.frame(), false);
                     p.receiptless = true;
-                    window.add(p);
+                    c.sendFrame(p.frame(), false);
+                    fence(c, window.added(p, c));
                     return;
                 }
                 covered = window.cover(c);
@@ -789,19 +788,21 @@ public final class DefaultFailoverClient implements FailoverClient {
                 }
             }
         }
-        List<PendingSend> tail;
-        synchronized (lock) {
-            tail = window.receiptDone(c);
+        fence(c, window.receiptDone(c)); // on the I/O thread: never the client's lock here
+    }
+
+    /** Confirms {@code tail}, written to {@code c} without a receipt, by an empty transaction whose ABORT has one. */
+    private void fence(StompConnection c, List<PendingSend> tail) {
+        if (tail.isEmpty()) {
+            return;
         }
-        if (!tail.isEmpty()) {
-            String tx = "fedbridge-fence-" + fences.incrementAndGet();
-            try {
-                c.sendFrame(StompFrame.of(StompCommand.BEGIN, StompHeaders.TRANSACTION, tx), false);
-                c.sendForReceipt(StompFrame.of(StompCommand.ABORT, StompHeaders.TRANSACTION, tx))
-                        .whenComplete((r, x) -> onWindowReceipt(c, tail, x));
-            } catch (ConnectionClosedException x) {
-                // the tail stays pending and is resent on the next connection
-            }
+        String tx = "fedbridge-fence-" + fences.incrementAndGet();
+        try {
+            c.sendFrame(StompFrame.of(StompCommand.BEGIN, StompHeaders.TRANSACTION, tx), false);
+            c.sendForReceipt(StompFrame.of(StompCommand.ABORT, StompHeaders.TRANSACTION, tx))
+                    .whenComplete((r, x) -> onWindowReceipt(c, tail, x));
+        } catch (ConnectionClosedException x) {
+            fence(c, window.receiptDone(c)); // the tail stays pending and is resent on the next connection
         }
     }
 

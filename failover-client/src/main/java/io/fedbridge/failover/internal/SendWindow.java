@@ -10,13 +10,18 @@ import java.util.List;
  * Fewer receipts for pipelined sends ({@code sendAsync(message, onFailure)} of NON_PERSISTENT messages) to a broker that
  * answers one connection's frames in order ({@value FederationHeaders#ORDERED_RECEIPTS}, a fedbridge broker): while a
  * receipt of such a send is outstanding, the next ones go without one, up to {@value #SIZE}; the next receipt then
- * confirms them as well (the broker routed them before it). When the last receipt comes back and sends written after
- * it still wait, a fence confirms them: an empty transaction (BEGIN, then ABORT with a receipt). A broker's ERROR that
+ * confirms them as well (the broker routed them before it). When the last receipt is back and sends written without
+ * one still wait, a fence confirms them: an empty transaction (BEGIN, then ABORT with a receipt). A broker's ERROR that
  * answers no receipt closes the connection; the sends written without a receipt on it are then failed, not resent,
  * since one of them may be what the broker refuses.
  *
  * <p>A send at a low rate finds no receipt outstanding and gets its own, as before; a burst costs one receipt per
- * {@value #SIZE} sends and one fence. Not thread-safe: the client's lock guards it.
+ * {@value #SIZE} sends and one fence.
+ *
+ * <p>Concurrency: guarded by its own monitor, never held while writing. Senders write under the client's lock, one at a
+ * time, and {@link #added} a send once written, so what a receipt or fence covers was written before it; receipts
+ * arrive on the connection's I/O thread, which must never wait for the client's lock (a sender holding it may be
+ * waiting for that thread to drain the connection).
  */
 final class SendWindow {
 
@@ -35,27 +40,35 @@ final class SendWindow {
         return h != null && "true".equals(h.get(FederationHeaders.ORDERED_RECEIPTS));
     }
 
-    /** Whether the next pipelined send on {@code c} goes without a receipt ({@link #add} it once written). */
-    boolean withoutReceipt(StompConnection c) {
+    private void on(StompConnection c) {
         if (connection != c) {
             connection = c;
             unreceipted = new ArrayList<>();
             receiptsOutstanding = 0;
         }
+    }
+
+    /** Whether the next pipelined send on {@code c} goes without a receipt (then {@link #added} once written). */
+    synchronized boolean withoutReceipt(StompConnection c) {
+        on(c);
         return receiptsOutstanding > 0 && unreceipted.size() < SIZE - 1;
     }
 
-    void add(PendingSend p) {
+    /**
+     * {@code p} was written to {@code c} without a receipt. Returns the sends a fence must confirm now (the receipt
+     * that was outstanding came back meanwhile), already {@link #cover covered}; else an empty list.
+     */
+    synchronized List<PendingSend> added(PendingSend p, StompConnection c) {
+        if (connection != c) {
+            return List.of(); // the connection was replaced: p is pending and is resent
+        }
         unreceipted.add(p);
+        return receiptsOutstanding == 0 ? cover(c) : List.of();
     }
 
     /** A receipt is asked for on {@code c} now: it confirms the returned sends, written before it. */
-    List<PendingSend> cover(StompConnection c) {
-        if (connection != c) {
-            connection = c;
-            unreceipted = new ArrayList<>();
-            receiptsOutstanding = 0;
-        }
+    synchronized List<PendingSend> cover(StompConnection c) {
+        on(c);
         receiptsOutstanding++;
         List<PendingSend> covered = unreceipted;
         unreceipted = new ArrayList<>();
@@ -66,7 +79,7 @@ final class SendWindow {
      * A receipt asked for on {@code c} came (or failed): the sends a fence must confirm now (none outstanding, some
      * waiting), already {@link #cover covered}; else an empty list.
      */
-    List<PendingSend> receiptDone(StompConnection c) {
+    synchronized List<PendingSend> receiptDone(StompConnection c) {
         if (connection != c) {
             return List.of();
         }
