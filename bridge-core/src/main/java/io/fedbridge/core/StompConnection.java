@@ -267,6 +267,15 @@ public final class StompConnection implements AutoCloseable {
         return doSubscribe(request, messageListener, false, null, true);
     }
 
+    /** {@link #subscribeOnIoThread}, waiting for the broker's RECEIPT as {@link #subscribeAndWait} does. */
+    public Subscription subscribeOnIoThreadAndWait(SubscriptionRequest request, MessageListener messageListener,
+                                                   Duration timeout) {
+        if (messageListener == null) {
+            throw new IllegalArgumentException("messageListener must not be null");
+        }
+        return doSubscribe(request, messageListener, true, timeout, true);
+    }
+
     /** Subscribes for pulling with {@link Subscription#receive(Duration)}. */
     public Subscription subscribe(SubscriptionRequest request) {
         return doSubscribe(request, null);

@@ -80,6 +80,17 @@ public interface FailoverClient extends AutoCloseable {
     CompletableFuture<SendReceipt> sendAsync(Message message);
 
     /**
+     * Sends without waiting, for a sender that only needs to hear of a failure (a JMS NON_PERSISTENT send, say): the
+     * send is resent at a failover as {@link #send}'s is, and {@code onFailure} runs on the client's callback thread
+     * only if it fails as {@link #send} would throw. Nothing runs on success, so a high-rate sender pays no thread
+     * hand-over per message. Blocks only while the send buffer is full (up to {@code timeout}).
+     *
+     * @throws FailoverTimeoutException if the send buffer stayed full for {@code timeout} (the send was never made)
+     * @throws FailoverException        if the client is closed or gave up
+     */
+    void sendAsync(Message message, java.util.function.Consumer<Throwable> onFailure);
+
+    /**
      * Subscribes with a listener. If connected, waits until the broker confirms the subscription.
      *
      * @throws io.fedbridge.core.StompErrorException if the broker rejects it (bad selector, durable subscription in use)

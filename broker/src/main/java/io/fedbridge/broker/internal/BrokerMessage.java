@@ -17,6 +17,8 @@ final class BrokerMessage {
     final byte[] body;
     final int priority;
     final long expires;
+    /** When it may be delivered ({@link ScheduledDelivery}), epoch ms; 0 = at once. */
+    final long deliverAt;
     final boolean persistent;
     final int size;
     /** The federation broker path it came along, or null: read once here, consulted on every routing decision. */
@@ -35,6 +37,7 @@ final class BrokerMessage {
         // one pass over the headers; the first occurrence of a repeated header wins, as in StompHeaders.get
         String priorityValue = null;
         String expiresValue = null;
+        String deliverAtValue = null;
         String persistentValue = null;
         String path = null;
         String fedId = null;
@@ -46,6 +49,7 @@ final class BrokerMessage {
             switch (name) {
                 case StompHeaders.PRIORITY -> priorityValue = value;
                 case StompHeaders.EXPIRES -> expiresValue = value;
+                case ScheduledDelivery.HEADER -> deliverAtValue = value;
                 case StompHeaders.PERSISTENT -> persistentValue = value;
                 case io.fedbridge.core.FederationHeaders.BROKER_PATH -> path = value;
                 case io.fedbridge.core.FederationHeaders.FEDERATION_ID -> fedId = value;
@@ -55,6 +59,7 @@ final class BrokerMessage {
         }
         this.priority = parsePriority(priorityValue);
         this.expires = parseLong(expiresValue);
+        this.deliverAt = ScheduledDelivery.parse(deliverAtValue);
         this.persistent = "true".equals(persistentValue);
         this.brokerPath = path;
         this.federationId = fedId;

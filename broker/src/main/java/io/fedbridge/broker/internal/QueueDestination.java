@@ -55,12 +55,15 @@ final class QueueDestination {
      * @param sharedQueue a queue proper (one copy of a message for one of its consumers), not a topic subscriber's:
      *                    only there does a local consumer's ack mean every other copy of the message is a duplicate
      */
+    private final ScheduledDelivery schedule;
+
     QueueDestination(BrokerCore core, String name, String storeKey, DestinationPolicy policy, boolean sharedQueue) {
         this.sharedQueue = sharedQueue;
         this.core = core;
         this.name = name;
         this.storeKey = storeKey;
         this.policy = policy;
+        this.schedule = new ScheduledDelivery(core.scheduler, this::dispatch);
         for (int i = 0; i < PRIORITIES; i++) {
             pending[i] = new ArrayDeque<>();
         }
@@ -316,6 +319,9 @@ final class QueueDestination {
                     core.deadLetter(this, e, "expired");
                     forget(e);
                     continue;
+                }
+                if (e.message.deliverAt != 0 && schedule.skip(e.message, now)) {
+                    continue; // scheduled for later; the schedule dispatches again then
                 }
                 ServerConsumer c = pick(e, now);
                 if (c == null) {

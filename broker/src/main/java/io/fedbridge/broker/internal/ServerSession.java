@@ -724,6 +724,13 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             id = dest;
         }
+        if (QueueBrowse.isBrowse(f)) { // a QueueBrowser: answered at once, nothing registered
+            String refused = QueueBrowse.browse(core, this, f, dest, id);
+            if (refused != null) {
+                error(refused, null, receipt);
+            }
+            return;
+        }
         if (consumers.containsKey(id)) {
             error("SUBSCRIBE with id '" + id + "' which is already in use on this connection", null, receipt);
             return;
@@ -892,7 +899,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         ServerConsumer c = id == null ? null : consumers.remove(id);
         String durableName = durableName(f);
-        if (c == null && durableName == null) {
+        if (c == null && durableName == null && !QueueBrowse.isBrowse(f)) { // a browse ended itself
             error("UNSUBSCRIBE of unknown subscription id '" + id + "'", null, f.header(StompHeaders.RECEIPT));
             return;
         }

@@ -127,6 +127,8 @@ public final class DefaultFailoverClient implements FailoverClient {
     private final BrokerList brokers;
     private final LearnedBrokerFilter learnedFilter;
     private final PendingSends pending;
+    private final SendWindow window = new SendWindow();
+    private final AtomicLong fences = new AtomicLong();
     private final IntervalFunction backoff;
     private final CompletableFuture<Void> firstConnection = new CompletableFuture<>();
     private final ConnectionListener connectionListener = new ConnectionListener() {
@@ -445,6 +447,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         }
         CompositeUri uri;
         List<DefaultFailoverTransaction> open;
+        List<PendingSend> refused;
         synchronized (lock) {
             if (c != current || state == State.FAILED || state == State.CLOSED) {
                 return;
@@ -459,6 +462,14 @@ public final class DefaultFailoverClient implements FailoverClient {
                 p.waitingSince = disconnectedAt;
             }
             open = List.copyOf(transactions);
+            refused = refusedWithoutReceipt(c, cause);
+        }
+        for (PendingSend p : refused) {
+            StompErrorException err = (StompErrorException) cause;
+            p.result.completeExceptionally(new MessageRejectedException("broker " + uriOf(c) + " refused a send and closed "
+                    + "the connection (" + err.errorMessage() + ") while this " + p + ", written without a receipt of its own, "
+                    + "awaited confirmation: it may be the refused one, or an earlier one the broker took; not resent",
+                    p.federationId, err));
         }
         Throwable why = cause != null ? cause : new ConnectionClosedException("connection to " + uri.withoutOptions() + " closed");
         for (DefaultFailoverTransaction tx : open) {
@@ -480,6 +491,24 @@ public final class DefaultFailoverClient implements FailoverClient {
             failedRounds = 0;
             startRound();
         }
+    }
+
+    /**
+     * An ERROR that answered no receipt ({@link SendWindow}): the sends written to {@code c} without a receipt of their
+     * own, taken out of the pending ones, since one of them may be what the broker refuses (resending it would be
+     * refused again). Caller holds {@link #lock}.
+     */
+    private List<PendingSend> refusedWithoutReceipt(StompConnection c, Throwable cause) {
+        if (!(cause instanceof StompErrorException err) || err.frame().header(StompHeaders.RECEIPT_ID) != null) {
+            return List.of();
+        }
+        List<PendingSend> refused = new ArrayList<>();
+        for (PendingSend p : pending.inOrder()) {
+            if (p.receiptless && p.connection == c && pending.remove(p)) {
+                refused.add(p);
+            }
+        }
+        return refused;
     }
 
     private void giveUp() {
@@ -652,11 +681,30 @@ public final class DefaultFailoverClient implements FailoverClient {
         return user;
     }
 
+    @Override
+    public void sendAsync(Message message, java.util.function.Consumer<Throwable> onFailure) {
+        Objects.requireNonNull(onFailure, "onFailure");
+        enqueue(message, true).result.whenComplete((r, e) -> {
+            if (e == null) {
+                return;
+            }
+            try {
+                callbacks.execute(() -> onFailure.accept(e));
+            } catch (RejectedExecutionException rejected) {
+                onFailure.accept(e);
+            }
+        });
+    }
+
     private PendingSend enqueue(Message message) {
+        return enqueue(message, false);
+    }
+
+    private PendingSend enqueue(Message message, boolean pipelined) {
         Objects.requireNonNull(message, "message");
         checkUsable();
         long start = clock.millis();
-        PendingSend p = new PendingSend(message, federationId(message));
+        PendingSend p = new PendingSend(message, federationId(message), pipelined);
         try {
             if (!pending.reserve(p, config.timeout())) {
                 throw new FailoverTimeoutException(p + " failed: the send buffer stayed full for " + config.timeout()
@@ -700,14 +748,62 @@ public final class DefaultFailoverClient implements FailoverClient {
         p.waitingSince = -1;
         p.writes++;
         CompletableFuture<StompFrame> receipt;
+        List<PendingSend> covered = null;
         try {
+            if (SendWindow.applies(p, c)) {
+                if (window.withoutReceipt(c)) {
+                    p.receiptless = true;
+                    c.sendFrame(p.frame(), false);
+                    fence(c, window.added(p, c));
+                    return;
+                }
+                covered = window.cover(c);
+            }
+            p.receiptless = false;
             receipt = c.sendForReceipt(p.frame());
         } catch (ConnectionClosedException e) {
             p.writes--;
             p.connection = before;
             throw e;
         }
-        receipt.whenComplete((r, e) -> onReceipt(p, c, r, e));
+        List<PendingSend> confirms = covered;
+        receipt.whenComplete((r, e) -> {
+            onReceipt(p, c, r, e);
+            if (confirms != null) {
+                onWindowReceipt(c, confirms, e);
+            }
+        });
+    }
+
+    /**
+     * A receipt that confirms {@code covered} ({@link SendWindow}) came, or an ERROR answering it (the broker routed
+     * every send before the one it refused); a failure otherwise leaves them pending, to be resent. Then fences what
+     * was written after it, if nothing else will confirm that.
+     */
+    private void onWindowReceipt(StompConnection c, List<PendingSend> covered, Throwable e) {
+        if (e == null || unwrap(e) instanceof StompErrorException) {
+            for (PendingSend q : covered) {
+                if (q.connection == c && pending.remove(q)) {
+                    q.result.complete(new SendReceipt(q.federationId, uriOf(c), false, q.writes > 1));
+                }
+            }
+        }
+        fence(c, window.receiptDone(c)); // on the I/O thread: never the client's lock here
+    }
+
+    /** Confirms {@code tail}, written to {@code c} without a receipt, by an empty transaction whose ABORT has one. */
+    private void fence(StompConnection c, List<PendingSend> tail) {
+        if (tail.isEmpty()) {
+            return;
+        }
+        String tx = "fedbridge-fence-" + fences.incrementAndGet();
+        try {
+            c.sendFrame(StompFrame.of(StompCommand.BEGIN, StompHeaders.TRANSACTION, tx), false);
+            c.sendForReceipt(StompFrame.of(StompCommand.ABORT, StompHeaders.TRANSACTION, tx))
+                    .whenComplete((r, x) -> onWindowReceipt(c, tail, x));
+        } catch (ConnectionClosedException x) {
+            fence(c, window.receiptDone(c)); // the tail stays pending and is resent on the next connection
+        }
     }
 
     private void onReceipt(PendingSend p, StompConnection c, StompFrame receipt, Throwable e) {

@@ -45,6 +45,12 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
     private final DeliveryLog log;
     /** CLIENT mode: messages handed out and not acknowledged, in hand-out order. Guarded by this. */
     private final LinkedHashSet<DefaultFailoverMessage> unacked = new LinkedHashSet<>();
+    /** ACKs (without transaction) ask for a receipt once per this many on a connection (fewer if auditDepth is lower). */
+    static final int ACK_RECEIPT_EVERY = 64;
+    private final int ackReceiptEvery;
+    /** The identities ACKed on {@link #ackBatchConnection} since its last ACK with a receipt. Guarded by this. */
+    private List<String> ackBatch = new ArrayList<>(ACK_RECEIPT_EVERY);
+    private StompConnection ackBatchConnection;
     private volatile boolean active = true;
     private volatile Subscription underlying;
     private volatile StompConnection underlyingConnection;
@@ -58,6 +64,7 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
         this.listener = listener;
         this.queue = listener == null ? new LinkedBlockingQueue<>() : null;
         this.log = new DeliveryLog(auditDepth);
+        this.ackReceiptEvery = Math.min(ACK_RECEIPT_EVERY, auditDepth);
     }
 
     private SubscriptionRequest wireRequest() {
@@ -68,16 +75,20 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
         return b.build();
     }
 
-    /** Subscribes on {@code c} without waiting (restoring after a failover: frames on a connection stay in order). */
+    /**
+     * Subscribes on {@code c} without waiting (restoring after a failover: frames on a connection stay in order).
+     * Deliveries are taken on the I/O thread: {@link #onDelivery} never blocks, and skipping the connection's dispatch
+     * thread saves a thread wake-up per message.
+     */
     void attach(StompConnection c) {
         underlyingConnection = c;
-        underlying = c.subscribe(wireRequest(), m -> onDelivery(c, m));
+        underlying = c.subscribeOnIoThread(wireRequest(), m -> onDelivery(c, m));
     }
 
     /** Subscribes on {@code c} and waits for the broker's receipt. */
     void attachAndWait(StompConnection c, Duration timeout) {
         underlyingConnection = c;
-        underlying = c.subscribeAndWait(wireRequest(), m -> onDelivery(c, m), timeout);
+        underlying = c.subscribeOnIoThreadAndWait(wireRequest(), m -> onDelivery(c, m), timeout);
     }
 
     Subscription underlying() {
@@ -88,7 +99,7 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
         return underlyingConnection;
     }
 
-    /** On the connection's dispatch thread: queue for pulling, or pass to the client's dispatch thread. */
+    /** On the connection's I/O thread, never blocking: queue for pulling, or pass to the client's dispatch thread. */
     private void onDelivery(StompConnection c, ReceivedMessage m) {
         if (!active) {
             return;
@@ -222,18 +233,53 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
             }
             try {
                 if (tx == null) {
-                    String identity = x.identity();
-                    d.connection().sendForReceipt(d.frame(StompCommand.ACK, null)).whenComplete((r, e) -> {
-                        if (e == null) {
-                            confirmed(identity);
-                        }
-                    });
+                    ackWithoutWaiting(d, x.identity());
                 } else {
                     d.connection().sendFrame(d.frame(StompCommand.ACK, tx.id()), false);
                 }
             } catch (ConnectionClosedException e) {
                 // as above: acknowledged when redelivered (or, in a transaction, rolled back with it)
             }
+        }
+    }
+
+    /**
+     * Sends the ACK of {@code d}. Only every {@value #ACK_RECEIPT_EVERY}th ACK on a connection asks for a receipt (every
+     * {@code auditDepth}th if that is lower, so no more ids than that wait unconfirmed for a batch's receipt): a
+     * broker answers frames of one connection in order, so that receipt confirms the ACKs before it as well. The
+     * receipt only moves identities in the {@link DeliveryLog} from unconfirmed to confirmed; an ACK is counted as
+     * done ({@code acked}) before it is written, so a redelivery after a failover is dropped either way. One receipt
+     * per ACK cost the broker a RECEIPT frame and the client a future per message.
+     */
+    private void ackWithoutWaiting(Delivery d, String identity) {
+        StompConnection c = d.connection();
+        List<String> covered = null;
+        synchronized (this) {
+            if (ackBatchConnection != c) {
+                ackBatchConnection = c;
+                ackBatch = new ArrayList<>(ACK_RECEIPT_EVERY);
+            }
+            ackBatch.add(identity);
+            if (ackBatch.size() >= ackReceiptEvery) {
+                covered = ackBatch;
+                ackBatch = new ArrayList<>(ACK_RECEIPT_EVERY);
+            }
+        }
+        if (covered == null) {
+            c.sendFrame(d.frame(StompCommand.ACK, null), false);
+            return;
+        }
+        List<String> confirmedByReceipt = covered;
+        c.sendForReceipt(d.frame(StompCommand.ACK, null)).whenComplete((r, e) -> {
+            if (e == null) {
+                confirmed(confirmedByReceipt);
+            }
+        });
+    }
+
+    private synchronized void confirmed(List<String> identities) {
+        for (String identity : identities) {
+            log.confirmed(identity);
         }
     }
 

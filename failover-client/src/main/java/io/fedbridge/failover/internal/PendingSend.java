@@ -29,9 +29,19 @@ final class PendingSend {
     /** Since when it has been waiting without a connection (clock millis), or -1 while written to a live one. */
     volatile long waitingSince = -1;
 
+    /** Sent by {@code sendAsync(message, onFailure)}: may share a receipt ({@link SendWindow}). */
+    final boolean pipelined;
+    /** Last written without a receipt of its own ({@link SendWindow}). */
+    volatile boolean receiptless;
+
     PendingSend(Message message, String federationId) {
+        this(message, federationId, false);
+    }
+
+    PendingSend(Message message, String federationId, boolean pipelined) {
         this.message = message;
         this.federationId = federationId;
+        this.pipelined = pipelined;
         long s = OVERHEAD + message.body().length + message.destination().length();
         for (Map.Entry<String, String> e : message.headers().entrySet()) {
             s += e.getKey().length() + e.getValue().length() + 2;

@@ -51,6 +51,8 @@ final class FakeStompServer implements AutoCloseable {
     volatile boolean receiptSends = true;
     /** Mark SEND receipts with {@code fedbridge-duplicate:true}. */
     volatile boolean duplicateReceipts;
+    /** Answer a matching frame with an ERROR (with the frame's receipt as {@code receipt-id}, if any), then close. */
+    volatile Predicate<Frame> errorOn = f -> false;
     /** Close the connection (without an answer) when a frame matches. */
     volatile Predicate<Frame> dropOn = f -> false;
 
@@ -251,6 +253,16 @@ final class FakeStompServer implements AutoCloseable {
 
         private void answer(Frame f) {
             String receipt = f.header("receipt");
+            if (errorOn.test(f)) {
+                Map<String, String> h = new LinkedHashMap<>();
+                h.put("message", "refused " + f.command());
+                if (receipt != null) {
+                    h.put("receipt-id", receipt);
+                }
+                write("ERROR", h, null);
+                close();
+                return;
+            }
             switch (f.command()) {
                 case "CONNECT", "STOMP" -> {
                     connectHeaders = f.headers();

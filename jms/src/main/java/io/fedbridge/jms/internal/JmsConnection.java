@@ -56,6 +56,9 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
     private final SharedSubscriptions shared = new SharedSubscriptions();
     /** Our temporary destinations' names as the broker has them ({@code /temp-queue/@OWNER@NAME}), learned by a probe. */
     private final java.util.Map<String, String> brokerNames = new ConcurrentHashMap<>();
+    /** JMSMessageIDs {@code ID:<uuid>:<n>}: unique without a random number per message. */
+    private final String messageIdPrefix = "ID:" + UUID.randomUUID() + ":";
+    private final java.util.concurrent.atomic.AtomicLong messageIds = new java.util.concurrent.atomic.AtomicLong();
     private final boolean clientIdFromFactory;
     private volatile FailoverClient client;
     private volatile String clientId;
@@ -105,6 +108,10 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
         checkOpen();
         used = true;
         return client;
+    }
+
+    String nextMessageId() {
+        return messageIdPrefix + messageIds.incrementAndGet();
     }
 
     int number() {
@@ -248,6 +255,19 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
             return d.stompName();
         }
         return owner.brokerName(d);
+    }
+
+    /**
+     * Header naming the connection that published to a topic, for {@code noLocal} topic consumers: its client ID,
+     * which one live connection holds at a time (so a durable subscription's noLocal survives a reconnect), else an id
+     * of its own. Not a property on receipt.
+     */
+    static final String ORIGIN = "JMS_fedbridge_origin";
+    private final String connectionOrigin = "connection:" + UUID.randomUUID();
+
+    String origin() {
+        String id = clientId;
+        return id != null ? "client-id:" + id : connectionOrigin;
     }
 
     /** Header of the probe message that learns a temporary destination's broker name; consumers never see it. */

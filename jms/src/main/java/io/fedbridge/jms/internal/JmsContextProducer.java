@@ -22,6 +22,7 @@ final class JmsContextProducer implements JMSProducer {
     private int deliveryMode = DeliveryMode.PERSISTENT;
     private int priority = Message.DEFAULT_PRIORITY;
     private long timeToLive;
+    private long deliveryDelay;
     private String correlationId;
     private String type;
     private Destination replyTo;
@@ -61,7 +62,8 @@ final class JmsContextProducer implements JMSProducer {
             }
             producer.setDisableMessageID(disableId);
             producer.setDisableMessageTimestamp(disableTimestamp);
-            producer.send(MessageMapping.destination(destination, "destination"), message, deliveryMode, priority, timeToLive, async);
+            producer.send(MessageMapping.destination(destination, "destination"), message, deliveryMode, priority, timeToLive,
+                    deliveryDelay, async);
         });
         return this;
     }
@@ -155,18 +157,16 @@ final class JmsContextProducer implements JMSProducer {
         return timeToLive;
     }
 
-    /** Only 0: the broker has no delayed delivery; anything else throws {@link JMSRuntimeException}. */
+    /** Delays delivery by {@code delay} ms (see {@link JmsMessageProducer#setDeliveryDelay}). */
     @Override
     public JMSProducer setDeliveryDelay(long delay) {
-        if (delay != 0) {
-            throw Errors.runtime(JmsMessageProducer.unsupportedDelay(delay));
-        }
+        deliveryDelay = JmsContext.call(() -> JmsMessageProducer.checkDelay(delay));
         return this;
     }
 
     @Override
     public long getDeliveryDelay() {
-        return 0;
+        return deliveryDelay;
     }
 
     @Override

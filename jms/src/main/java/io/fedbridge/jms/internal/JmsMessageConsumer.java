@@ -39,20 +39,21 @@ public final class JmsMessageConsumer implements QueueReceiver, TopicSubscriber 
     private final String durableName;
     private final FailoverSubscription subscription;
     private final String sharedKey;
+    private final boolean noLocal;
     private volatile MessageListener listener;
     private volatile Thread listenerThread;
     private volatile boolean closed;
     private volatile boolean ended;
 
-    JmsMessageConsumer(JmsSession session, FedbridgeDestination destination, String selector, String durableName)
-            throws JMSException {
-        this(session, destination, selector, durableName, null);
-    }
-
-    /** @param sharedKey the shared subscription this consumer joins ({@link SharedSubscriptions#key}), or null */
+    /**
+     * @param sharedKey the shared subscription this consumer joins ({@link SharedSubscriptions#key}), or null
+     * @param noLocal   skip what this connection published: the broker's
+     *                  selector drops messages whose {@value JmsConnection#ORIGIN} header is this connection's
+     */
     JmsMessageConsumer(JmsSession session, FedbridgeDestination destination, String selector, String durableName,
-                       String sharedKey) throws JMSException {
+                       String sharedKey, boolean noLocal) throws JMSException {
         this.session = session;
+        this.noLocal = noLocal;
         this.sharedKey = sharedKey;
         this.destination = destination;
         this.selector = selector == null || selector.isBlank() ? null : selector.trim();
@@ -67,9 +68,14 @@ public final class JmsMessageConsumer implements QueueReceiver, TopicSubscriber 
             }
         }
         String wireSelector = this.selector;
+        if (noLocal) {
+            String own = "(" + JmsConnection.ORIGIN + " IS NULL OR " + JmsConnection.ORIGIN + " <> '"
+                    + session.connection().origin().replace("'", "''") + "')";
+            wireSelector = own + (wireSelector == null ? "" : " AND (" + wireSelector + ")");
+        }
         if (TemporaryDestinations.isTemporary(destination)) {
             // probes that learn the broker's name of the destination are not for the application
-            wireSelector = JmsConnection.PROBE + " IS NULL" + (this.selector == null ? "" : " AND (" + this.selector + ")");
+            wireSelector = JmsConnection.PROBE + " IS NULL" + (wireSelector == null ? "" : " AND (" + wireSelector + ")");
         }
         SubscriptionRequest.Builder r = SubscriptionRequest.builder(destination.stompName())
                 .ackMode(AckMode.CLIENT_INDIVIDUAL).selector(wireSelector)
@@ -135,7 +141,7 @@ public final class JmsMessageConsumer implements QueueReceiver, TopicSubscriber 
     @Override
     public boolean getNoLocal() throws JMSException {
         checkOpen();
-        return false;
+        return noLocal;
     }
 
     @Override

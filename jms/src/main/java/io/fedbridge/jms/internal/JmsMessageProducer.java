@@ -13,14 +13,13 @@ import jakarta.jms.Queue;
 import jakarta.jms.QueueSender;
 import jakarta.jms.Topic;
 import jakarta.jms.TopicPublisher;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * A producer. A PERSISTENT send returns once the broker's receipt came (on disk on a fedbridge broker with a data
  * directory); a NON_PERSISTENT one does not wait for it. Across a failover the failover client resends what had no
- * receipt, and the federation drops the copies it already had. Delivery delay is not supported (STOMP brokers have
- * none); time to live becomes {@code expires}.
+ * receipt, and the federation drops the copies it already had. Time to live becomes {@code expires}, a delivery delay
+ * {@code AMQ_SCHEDULED_TIME}.
  */
 public final class JmsMessageProducer implements QueueSender, TopicPublisher {
 
@@ -31,6 +30,7 @@ public final class JmsMessageProducer implements QueueSender, TopicPublisher {
     private int deliveryMode = DeliveryMode.PERSISTENT;
     private int priority = Message.DEFAULT_PRIORITY;
     private long timeToLive = Message.DEFAULT_TIME_TO_LIVE;
+    private long deliveryDelay;
     private boolean disableMessageId;
     private boolean disableTimestamp;
     private volatile boolean closed;
@@ -111,24 +111,28 @@ public final class JmsMessageProducer implements QueueSender, TopicPublisher {
         return timeToLive;
     }
 
-    /** Only 0: STOMP brokers (fedbridge's included) have no delayed delivery. */
+    /**
+     * Delays delivery by {@code delay} ms (JMS 7.9): the message carries its delivery time as {@code AMQ_SCHEDULED_TIME}
+     * and the broker holds it until then. A broker that is not a fedbridge one (no {@code fedbridge-broker-id}) refuses
+     * it at send time, since a STOMP broker that ignores the header would deliver at once.
+     */
     @Override
     public void setDeliveryDelay(long delay) throws JMSException {
         checkOpen();
-        if (delay != 0) {
-            throw unsupportedDelay(delay);
-        }
+        this.deliveryDelay = checkDelay(delay);
     }
 
-    static JMSException unsupportedDelay(long delay) {
-        return new JMSException("deliveryDelay must be 0: the fedbridge broker has no delayed delivery (JMS 7.9 is "
-                + "optional for STOMP brokers), but was " + delay + " ms");
+    static long checkDelay(long delay) throws JMSException {
+        if (delay < 0) {
+            throw new JMSException("deliveryDelay must be >= 0 ms, but was " + delay);
+        }
+        return delay;
     }
 
     @Override
     public long getDeliveryDelay() throws JMSException {
         checkOpen();
-        return 0;
+        return deliveryDelay;
     }
 
     @Override
@@ -269,6 +273,11 @@ public final class JmsMessageProducer implements QueueSender, TopicPublisher {
     /** Sets the header fields the send owns (JMS 3.4.11), then sends. Also the JMSContext producer's way. */
     void send(FedbridgeDestination to, Message message, int mode, int prio, long ttl, CompletionListener listener)
             throws JMSException {
+        send(to, message, mode, prio, ttl, deliveryDelay, listener);
+    }
+
+    void send(FedbridgeDestination to, Message message, int mode, int prio, long ttl, long delay,
+              CompletionListener listener) throws JMSException {
         checkOpen();
         if (message == null) {
             throw new jakarta.jms.MessageFormatException("message must not be null");
@@ -281,8 +290,11 @@ public final class JmsMessageProducer implements QueueSender, TopicPublisher {
         message.setJMSPriority(prio);
         message.setJMSTimestamp(disableTimestamp ? 0 : now);
         message.setJMSExpiration(ttl > 0 ? now + ttl : 0);
-        message.setJMSDeliveryTime(now);
-        message.setJMSMessageID(disableMessageId ? null : "ID:" + UUID.randomUUID());
+        message.setJMSDeliveryTime(now + checkDelay(delay));
+        if (delay > 0) {
+            checkScheduledDelivery(delay);
+        }
+        message.setJMSMessageID(disableMessageId ? null : session.connection().nextMessageId());
         io.fedbridge.core.Message stomp;
         try {
             stomp = MessageMapping.toStomp(message, to, session.connection());
@@ -310,14 +322,19 @@ public final class JmsMessageProducer implements QueueSender, TopicPublisher {
             } else if (mode == DeliveryMode.PERSISTENT) {
                 client.send(stomp);
             } else {
-                client.sendAsync(stomp).whenComplete((r, e) -> {
-                    if (e != null) {
-                        LOG.warn("NON_PERSISTENT send to {} failed: {}", to, unwrap(e).toString());
-                    }
-                });
+                client.sendAsync(stomp, e -> LOG.warn("NON_PERSISTENT send to {} failed: {}", to, unwrap(e).toString()));
             }
         } catch (RuntimeException e) {
             throw Errors.jms("send to " + to, e);
+        }
+    }
+
+    /** A delivery delay needs a fedbridge broker (one that says its id); while none is connected the send waits anyway. */
+    private void checkScheduledDelivery(long delay) throws JMSException {
+        FailoverClient client = session.client();
+        if (client.isConnected() && client.connectedBrokerId() == null) {
+            throw new JMSException("deliveryDelay must be 0 with broker " + client.connectedUri() + ": it is not a fedbridge "
+                    + "broker, and fedbridge-jms cannot tell whether it honours AMQ_SCHEDULED_TIME, but was " + delay + " ms");
         }
     }
 

@@ -272,11 +272,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         }
         FedbridgeDestination d = MessageMapping.destination(destination, "destination");
         TemporaryDestinations.checkConsumable(d, connection);
-        if (noLocal && d instanceof Topic) {
-            throw new JMSException("noLocal=true is not supported by fedbridge-jms: the broker has no way to skip a "
-                    + "connection's own messages; filter on a property with a selector instead");
-        }
-        JmsMessageConsumer c = new JmsMessageConsumer(this, d, selector, durableName);
+        JmsMessageConsumer c = new JmsMessageConsumer(this, d, selector, durableName, null, noLocal && d instanceof Topic);
         consumers.add(c);
         return c;
     }
@@ -379,7 +375,7 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
         FedbridgeDestination d = MessageMapping.destination(topic, "topic");
         TemporaryDestinations.checkConsumable(d, connection);
         JmsMessageConsumer c = new JmsMessageConsumer(this, d, selector, durable ? name : null,
-                SharedSubscriptions.key(durable, name));
+                SharedSubscriptions.key(durable, name), false);
         consumers.add(c);
         return c;
     }
@@ -419,8 +415,15 @@ public final class JmsSession implements Session, QueueSession, TopicSession {
     @Override
     public QueueBrowser createBrowser(Queue queue, String selector) throws JMSException {
         checkOpen();
-        throw new JMSException("QueueBrowser is not supported by fedbridge-jms: STOMP has no way to look at a queue "
-                + "without consuming");
+        if (queue == null) {
+            throw new jakarta.jms.InvalidDestinationException("queue must not be null");
+        }
+        FedbridgeDestination d = MessageMapping.destination(queue, "queue");
+        if (!(d instanceof Queue)) {
+            throw new jakarta.jms.InvalidDestinationException("a QueueBrowser browses a queue, but got " + queue);
+        }
+        TemporaryDestinations.checkConsumable(d, connection);
+        return new JmsQueueBrowser(this, d, selector);
     }
 
     @Override

@@ -41,6 +41,8 @@ final class MessageMapping {
     static final String MESSAGE_ID = "jms-message-id";
     static final String PROPERTY_TYPES = "jms-property-types";
     static final String TYPE = "type";
+    /** The delivery time of a delayed message (epoch ms), the header the broker schedules by. */
+    static final String SCHEDULED_TIME = "AMQ_SCHEDULED_TIME";
 
     static final String TEXT = "text/plain;charset=UTF-8";
     static final String BYTES = "application/octet-stream";
@@ -54,7 +56,8 @@ final class MessageMapping {
             StompHeaders.SUBSCRIPTION, StompHeaders.ACK, StompHeaders.CONTENT_LENGTH, StompHeaders.CONTENT_TYPE,
             StompHeaders.CORRELATION_ID, StompHeaders.REPLY_TO, StompHeaders.PRIORITY, StompHeaders.EXPIRES,
             StompHeaders.PERSISTENT, TYPE, StompHeaders.TIMESTAMP, StompHeaders.REDELIVERED, StompHeaders.REDELIVERY_COUNT,
-            StompHeaders.RECEIPT, StompHeaders.TRANSACTION, MESSAGE_ID, PROPERTY_TYPES);
+            StompHeaders.RECEIPT, StompHeaders.TRANSACTION, MESSAGE_ID, PROPERTY_TYPES, JmsConnection.ORIGIN,
+            SCHEDULED_TIME);
 
     /** Property names that would collide with those headers (the ones that are Java identifiers). */
     static final Set<String> RESERVED_PROPERTY_NAMES = Set.of(StompHeaders.DESTINATION, StompHeaders.SUBSCRIPTION,
@@ -89,6 +92,12 @@ final class MessageMapping {
         }
         if (m.getJMSTimestamp() != 0) {
             b.header(StompHeaders.TIMESTAMP, Long.toString(m.getJMSTimestamp()));
+        }
+        if (m.getJMSDeliveryTime() > System.currentTimeMillis()) {
+            b.header(SCHEDULED_TIME, Long.toString(m.getJMSDeliveryTime())); // delivery delay (JMS 7.9)
+        }
+        if (destination instanceof jakarta.jms.Topic) {
+            b.header(JmsConnection.ORIGIN, sender.origin()); // for noLocal subscribers
         }
         List<String> types = new ArrayList<>();
         for (Enumeration<?> e = m.getPropertyNames(); e.hasMoreElements(); ) {
@@ -214,6 +223,7 @@ final class MessageMapping {
         m.setJMSPriority(intOr(h.get(StompHeaders.PRIORITY), Message.DEFAULT_PRIORITY));
         m.setJMSExpiration(longOr(h.get(StompHeaders.EXPIRES), 0));
         m.setJMSTimestamp(longOr(h.get(StompHeaders.TIMESTAMP), 0));
+        m.setJMSDeliveryTime(longOr(h.get(SCHEDULED_TIME), m.getJMSTimestamp()));
         m.setJMSDeliveryMode("true".equals(h.get(StompHeaders.PERSISTENT)) ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
         m.setJMSType(h.get(TYPE));
         int redeliveries = f.redeliveryCount();
@@ -306,10 +316,10 @@ final class MessageMapping {
     }
 
     private static Map<String, String> types(String header) {
-        Map<String, String> out = new LinkedHashMap<>();
         if (header == null) {
-            return out;
+            return Map.of();
         }
+        Map<String, String> out = new LinkedHashMap<>();
         for (String item : header.split(",")) {
             int colon = item.lastIndexOf(':');
             if (colon > 0) {

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fedbridge.broker.Broker;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSContext;
-import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageFormatException;
@@ -19,7 +18,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** Jakarta Messaging 3.1, sections 3.4 (header fields), 3.5 (properties) and 7.7-7.9 (delivery options) over STOMP. */
+/**
+ * Jakarta Messaging 3.1, sections 3.4 (header fields), 3.5 (properties) and 7.7-7.8 (delivery options) over STOMP;
+ * 7.9 (delivery delay) is {@link DeliveryDelayConformanceIT}.
+ */
 class HeadersAndPropertiesConformanceIT extends JmsTestSupport {
 
     private Broker broker;
@@ -179,18 +181,6 @@ class HeadersAndPropertiesConformanceIT extends JmsTestSupport {
                 .pollInterval(java.time.Duration.ofMillis(5)).until(() -> System.currentTimeMillis() > expiredAt);
         p.send(session.createTextMessage("lasting"));
         assertThat(receiveText(session.createConsumer(later))).isEqualTo("lasting");
-    }
-
-    @Test
-    @DisplayName("7.9 delivery delay: the broker has none, so a non-zero delay is refused clearly (JMSException / JMSRuntimeException)")
-    void deliveryDelayIsRefused() throws Exception {
-        producer.setDeliveryDelay(0);
-        assertThatThrownBy(() -> producer.setDeliveryDelay(1000)).isInstanceOf(jakarta.jms.JMSException.class)
-                .hasMessageContaining("deliveryDelay must be 0");
-        try (JMSContext ctx = factory(broker).createContext()) {
-            assertThatThrownBy(() -> ctx.createProducer().setDeliveryDelay(1000)).isInstanceOf(JMSRuntimeException.class)
-                    .hasMessageContaining("no delayed delivery");
-        }
     }
 
     @Test

@@ -55,26 +55,59 @@ class JmsFailoverIT extends JmsTestSupport {
         return track(started.get());
     }
 
-    @Test
-    void aListenerShouldGetEveryMessageOnceThroughABrokerKill() throws Exception {
+    /** Broker B, and A bridging to it (duplex), both with data directories. */
+    private Broker[] pair() {
         Broker b = start(BrokerConfig.builder("jfo-B").listen("tcp://127.0.0.1:0").dataDirectory(tmp.resolve("B")).build());
         Broker a = start(BrokerConfig.builder("jfo-A").listen("tcp://127.0.0.1:0").dataDirectory(tmp.resolve("A"))
                 .networkConnector("static:(" + tcp(b) + ")?duplex=true&" + FAST_BRIDGE).build());
         await("bridge up").atMost(WAIT).until(() -> a.bridges().stream().anyMatch(s -> s.state() == BridgeState.UP));
+        return new Broker[] {a, b};
+    }
 
+    private static void count(Map<String, AtomicInteger> received, jakarta.jms.Message m) {
+        try {
+            received.computeIfAbsent(((TextMessage) m).getText(), k -> new AtomicInteger()).incrementAndGet();
+        } catch (JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void aListenerShouldGetEveryMessageOnceThroughABrokerKill() throws Exception {
+        Broker[] ab = pair();
         Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
-        Connection consumerConnection = connection(new FedbridgeConnectionFactory(failover(a, b)));
+        Connection consumerConnection = connection(new FedbridgeConnectionFactory(failover(ab[0], ab[1])));
         Session consumerSession = consumerConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer consumer = consumerSession.createConsumer(consumerSession.createQueue("work"));
-        consumer.setMessageListener(m -> {
-            try {
-                received.computeIfAbsent(((TextMessage) m).getText(), k -> new AtomicInteger()).incrementAndGet();
-            } catch (JMSException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        awaitConsumers(b, "/queue/work", 1);
+        consumer.setMessageListener(m -> count(received, m));
+        produceThroughAKillOfA(ab[0], ab[1], received);
+    }
 
+    @Test
+    void aSpringListenerContainerShouldGetEveryMessageOnceThroughABrokerKill() throws Exception {
+        Broker[] ab = pair();
+        Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
+        org.springframework.jms.connection.SingleConnectionFactory cf = new org.springframework.jms.connection
+                .SingleConnectionFactory(new FedbridgeConnectionFactory(failover(ab[0], ab[1])));
+        track(cf::destroy);
+        org.springframework.jms.listener.DefaultMessageListenerContainer container =
+                new org.springframework.jms.listener.DefaultMessageListenerContainer();
+        container.setConnectionFactory(cf);
+        container.setDestinationName("work");
+        container.setMessageListener((jakarta.jms.MessageListener) m -> count(received, m));
+        container.setReceiveTimeout(200);
+        container.afterPropertiesSet();
+        track(container::shutdown);
+        container.start();
+        produceThroughAKillOfA(ab[0], ab[1], received);
+    }
+
+    /**
+     * With a consumer of {@code work} connected to A through {@code failover:(A,B)}: sends on B, closes A abruptly
+     * halfway, sends the rest, restarts A; every message must be counted exactly once.
+     */
+    private void produceThroughAKillOfA(Broker a, Broker b, Map<String, AtomicInteger> received) throws Exception {
+        awaitConsumers(b, "/queue/work", 1);
         Connection producerConnection = connection(new FedbridgeConnectionFactory(tcp(b)));
         Session producerSession = producerConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer producer = producerSession.createProducer(producerSession.createQueue("work"));
@@ -98,21 +131,14 @@ class JmsFailoverIT extends JmsTestSupport {
 
     @Test
     void aTransactedConsumerShouldForwardEveryMessageOnceThroughABrokerKill() throws Exception {
-        Broker b = start(BrokerConfig.builder("jtx-B").listen("tcp://127.0.0.1:0").dataDirectory(tmp.resolve("B")).build());
-        Broker a = start(BrokerConfig.builder("jtx-A").listen("tcp://127.0.0.1:0").dataDirectory(tmp.resolve("A"))
-                .networkConnector("static:(" + tcp(b) + ")?duplex=true&" + FAST_BRIDGE).build());
-        await("bridge up").atMost(WAIT).until(() -> a.bridges().stream().anyMatch(s -> s.state() == BridgeState.UP));
+        Broker[] ab = pair();
+        Broker a = ab[0];
+        Broker b = ab[1];
 
         // The results are read on B; the transacted worker is on failover:(A,B), so on A first.
         Map<String, AtomicInteger> results = new ConcurrentHashMap<>();
         Session resultSession = connection(new FedbridgeConnectionFactory(tcp(b))).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        resultSession.createConsumer(resultSession.createQueue("results")).setMessageListener(m -> {
-            try {
-                results.computeIfAbsent(((TextMessage) m).getText(), k -> new AtomicInteger()).incrementAndGet();
-            } catch (JMSException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        resultSession.createConsumer(resultSession.createQueue("results")).setMessageListener(m -> count(results, m));
         Connection worker = connection(new FedbridgeConnectionFactory(failover(a, b)));
         Session tx = worker.createSession(true, Session.SESSION_TRANSACTED);
         MessageConsumer jobs = tx.createConsumer(tx.createQueue("jobs"));
