@@ -410,6 +410,14 @@ public final class Broker implements AutoCloseable {
         return g == null ? null : g.status();
     }
 
+    /**
+     * Closes every client and bridge connection; listeners stay bound. For an HA
+     * primary that must stop receipting: its clients resend what was not receipted elsewhere.
+     */
+    public void closeConnections() {
+        core.closeSessions();
+    }
+
     public io.fedbridge.broker.management.BrokerManagement management() {
         return management;
     }

@@ -76,6 +76,8 @@ public final class HaMember implements AutoCloseable {
     private volatile long recoveringUntil;
     private volatile long promotedAtMillis;
     private volatile long servingFromMillis;
+    /** Set when the primary starts fencing itself: from then on it refuses clients. */
+    private volatile boolean fencing;
     private volatile boolean closed;
 
     private HaMember(BrokerConfig config) {
@@ -399,6 +401,7 @@ public final class HaMember implements AutoCloseable {
         expectedBackups = expected;
         recoveringUntil = System.currentTimeMillis() + RECOVERY_TIMEOUT.toMillis();
         state = expected.isEmpty() ? HaState.ACTIVE : HaState.RECOVERING;
+        fencing = false;
         role = HaRole.PRIMARY;
         servingFromMillis = System.currentTimeMillis();
         try {
@@ -500,6 +503,13 @@ public final class HaMember implements AutoCloseable {
             ReplicationHub h = hub;
             if (role == HaRole.PRIMARY && h != null) {
                 LOG.warn("HA member {}: {}: stops receipting now", config.name(), why);
+                // Clients first: a send that was not receipted is then resent elsewhere by a failover client, rather
+                // than answered with an ERROR it would take as a rejection.
+                fencing = true;
+                Broker b = broker;
+                if (b != null) {
+                    b.closeConnections();
+                }
                 h.fence("broker " + config.name() + " is no longer sure to be the primary of HA group " + ha.group() + ": " + why);
                 thread.execute(() -> demote(why));
             }
@@ -550,7 +560,7 @@ public final class HaMember implements AutoCloseable {
         public String refuseClient(boolean adminRequest) {
             if (role == HaRole.PRIMARY) {
                 ReplicationHub h = hub;
-                return h != null && h.isFenced() ? "broker " + config.name() + " is no longer the primary of HA group "
+                return fencing || h != null && h.isFenced() ? "broker " + config.name() + " is no longer the primary of HA group "
                         + ha.group() : null;
             }
             if (adminRequest) {

@@ -77,8 +77,8 @@ public final class ReplicationHub {
         if (why != null) {
             return CompletableFuture.failedFuture(new StoreException(why));
         }
-        if (links.isEmpty()) {
-            return DONE;
+        if (links.isEmpty() && leaving.isEmpty()) {
+            return DONE; // no backup, none that may still be promoted: the journal alone
         }
         byte[] body = Replication.encode(record);
         CompletableFuture<Void> f = null;
