@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
+import io.fedbridge.broker.DestinationPolicy;
 import io.fedbridge.broker.internal.QueueReplicas;
 import io.fedbridge.broker.management.BrokerManagement;
 import io.fedbridge.broker.management.ManagementException;
@@ -191,6 +192,21 @@ class QueueReplicationIT {
                     .hasMessageContaining("federation link refused");
             assertThat(local.management().replicas()).isEmpty();
             assertThat(source.management().queue("/queue/orders")).isNull();
+        }
+    }
+
+    @Test
+    void shouldStartAReplicaFromItsPolicyKey() throws Exception {
+        try (Broker source = broker("S", dir.resolve("S"));
+             StompConnection producer = StompConnection.connect(source.connectUris().get(0))) {
+            allReceipted(send(producer, "/queue/conf", 0, 5));
+            DestinationPolicy replica = DestinationPolicy.builder("/queue/conf").replicateFrom(source.connectUris().get(0)).build();
+            try (Broker local = Broker.start(BrokerConfig.builder("L").listen("tcp://127.0.0.1:0").dataDirectory(dir.resolve("L"))
+                    .policy(replica).build())) {
+                awaitReplica(local, "/queue/conf", "ready", 5);
+            }
+            assertThatThrownBy(() -> Broker.start(BrokerConfig.builder("M").listen("tcp://127.0.0.1:0").policy(replica).build()))
+                    .hasMessageContaining("broker M: replicateFrom on /queue/conf needs a data directory (data = ...)");
         }
     }
 
