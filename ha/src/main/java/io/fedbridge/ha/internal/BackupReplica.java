@@ -11,10 +11,8 @@ import io.fedbridge.core.ClientConfig;
 import io.fedbridge.core.ConnectionListener;
 import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.ReceivedMessage;
-import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompConnection;
 import io.fedbridge.core.StompErrorException;
-import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompHeaders;
 import io.fedbridge.core.SubscriptionRequest;
 import io.fedbridge.core.uri.CompositeUri;
@@ -25,7 +23,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,9 +68,7 @@ public final class BackupReplica implements AutoCloseable {
     private CompletableFuture<Void> lastDurable = CompletableFuture.completedFuture(null);
     private long received;
     private long receivedIndex;
-    private volatile long storedCount;
-    private volatile long storedIndex;
-    private final AtomicBoolean ackScheduled = new AtomicBoolean();
+    private final StoredAcks acks;
     private int attempt;
 
     public BackupReplica(String member, HaConfig ha, DataDirectory data, StoreConfig storeConfig, String federationSecret,
@@ -85,6 +80,7 @@ public final class BackupReplica implements AutoCloseable {
         this.federationSecret = federationSecret;
         this.listener = listener;
         this.scheduler = scheduler;
+        this.acks = new StoredAcks("HA backup " + member, scheduler);
     }
 
     public void start() {
@@ -105,7 +101,7 @@ public final class BackupReplica implements AutoCloseable {
     }
 
     public long storedRecords() {
-        return storedCount;
+        return acks.count();
     }
 
     /** Tries each member in turn; the primary takes us, the others refuse. Then again, after a pause. */
@@ -199,8 +195,7 @@ public final class BackupReplica implements AutoCloseable {
         lastDurable = CompletableFuture.completedFuture(null);
         received = 0;
         receivedIndex = 0;
-        storedCount = 0;
-        storedIndex = 0;
+        acks.reset();
         LOG.info("HA backup {}: following primary {} (epoch {}); catching up", member, uri, epoch);
         try {
             c.subscribeOnIoThread(SubscriptionRequest.builder(Replication.DESTINATION_PREFIX + ha.group())
@@ -246,7 +241,7 @@ public final class BackupReplica implements AutoCloseable {
                 fail(c, "cannot store record " + count + ": " + e.getMessage());
                 return;
             }
-            stored(c, count, atIndex);
+            acks.stored(c, count, atIndex, x -> x == connection);
         });
     }
 
@@ -290,33 +285,6 @@ public final class BackupReplica implements AutoCloseable {
         ready = true;
         LOG.info("HA backup {}: READY (a complete copy of primary {})", member, primaryUri);
         listener.ready();
-    }
-
-    /** Called in store order: acknowledge the highest stored record, coalescing acknowledgements. */
-    private void stored(StompConnection c, long count, long index) {
-        if (count > storedCount) {
-            storedCount = count;
-        }
-        if (index > storedIndex) {
-            storedIndex = index;
-        }
-        if (ackScheduled.compareAndSet(false, true)) {
-            scheduler.execute(() -> {
-                ackScheduled.set(false);
-                if (c != connection || !c.isConnected()) {
-                    return;
-                }
-                StompHeaders h = new StompHeaders();
-                h.add(StompHeaders.ID, Long.toString(storedCount));
-                h.add(Replication.INDEX, Long.toString(storedIndex));
-                h.add(Replication.COUNT, Long.toString(storedCount));
-                try {
-                    c.sendFrame(new StompFrame(StompCommand.ACK, h), false);
-                } catch (RuntimeException e) {
-                    LOG.debug("HA backup {}: cannot acknowledge: {}", member, e.toString());
-                }
-            });
-        }
     }
 
     private void fail(StompConnection c, String why) {

@@ -7,11 +7,8 @@ import io.fedbridge.core.ClientConfig;
 import io.fedbridge.core.ConnectionListener;
 import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.ReceivedMessage;
-import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompConnection;
 import io.fedbridge.core.StompErrorException;
-import io.fedbridge.core.StompFrame;
-import io.fedbridge.core.StompHeaders;
 import io.fedbridge.core.SubscriptionRequest;
 import io.fedbridge.core.uri.CompositeUri;
 import java.time.Duration;
@@ -23,7 +20,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,9 +67,7 @@ final class QueueReplica {
     private CompletableFuture<Void> lastDurable = CompletableFuture.completedFuture(null);
     private long received;
     private long receivedIndex;
-    private volatile long storedCount;
-    private volatile long storedIndex;
-    private final AtomicBoolean ackScheduled = new AtomicBoolean();
+    private final StoredAcks acks;
 
     QueueReplica(String queue, String source, String broker, String federationSecret, QueueReplicas replicas,
                  ScheduledExecutorService scheduler) {
@@ -83,6 +77,7 @@ final class QueueReplica {
         this.federationSecret = federationSecret;
         this.replicas = replicas;
         this.scheduler = scheduler;
+        this.acks = new StoredAcks("replica " + queue + " on broker " + broker, scheduler);
     }
 
     String source() {
@@ -168,8 +163,7 @@ final class QueueReplica {
         lastDurable = CompletableFuture.completedFuture(null);
         received = 0;
         receivedIndex = 0;
-        storedCount = 0;
-        storedIndex = 0;
+        acks.reset();
         state(State.CATCHUP);
         LOG.info("replica {} on broker {}: following the queue on {}; catching up ({} message(s) held)", queue, broker, source,
                 held.size());
@@ -210,7 +204,7 @@ final class QueueReplica {
                 fail(c, "cannot store record " + count + " from " + source + ": " + e.getMessage());
                 return;
             }
-            stored(c, count, atIndex);
+            acks.stored(c, count, atIndex, x -> x == connection);
         });
     }
 
@@ -248,29 +242,6 @@ final class QueueReplica {
         if (c == connection && !closed) {
             state(State.READY);
             LOG.info("replica {} on broker {}: READY (a complete copy of the queue on {})", queue, broker, source);
-        }
-    }
-
-    /** Called in store order: acknowledge the highest stored record, coalescing acknowledgements. */
-    private void stored(StompConnection c, long count, long index) {
-        storedCount = Math.max(storedCount, count);
-        storedIndex = Math.max(storedIndex, index);
-        if (ackScheduled.compareAndSet(false, true)) {
-            scheduler.execute(() -> {
-                ackScheduled.set(false);
-                if (c != connection || !c.isConnected()) {
-                    return;
-                }
-                StompHeaders h = new StompHeaders();
-                h.add(StompHeaders.ID, Long.toString(storedCount));
-                h.add(Replication.INDEX, Long.toString(storedIndex));
-                h.add(Replication.COUNT, Long.toString(storedCount));
-                try {
-                    c.sendFrame(new StompFrame(StompCommand.ACK, h), false);
-                } catch (RuntimeException e) {
-                    LOG.debug("replica {} on broker {}: cannot acknowledge: {}", queue, broker, e.toString());
-                }
-            });
         }
     }
 
@@ -339,7 +310,7 @@ final class QueueReplica {
         m.put("messages", state == State.PROMOTED ? 0 : replicas.replicaSequences(queue).size());
         StompConnection c = connection;
         m.put("connected", c != null && c.isConnected());
-        m.put("storedRecords", storedCount);
+        m.put("storedRecords", acks.count());
         m.put("lastError", lastError);
         return m;
     }
