@@ -65,6 +65,7 @@ public final class QueueReplicas implements AutoCloseable {
     }
 
     private final BrokerCore core;
+    private final Object observerLock = new Object();
     private volatile Map<String, Observer> observers = Map.of();
     private final Map<String, Replica> replicas = new ConcurrentHashMap<>();
     private volatile Plugin plugin;
@@ -122,17 +123,21 @@ public final class QueueReplicas implements AutoCloseable {
         }
     }
 
-    private synchronized void register(String queue, Observer o) {
-        Map<String, Observer> m = new HashMap<>(observers);
-        m.put(queue, o);
-        observers = Map.copyOf(m);
+    private void register(String queue, Observer o) {
+        synchronized (observerLock) { // a lock of its own: taken under a queue's arrivalLock
+            Map<String, Observer> m = new HashMap<>(observers);
+            m.put(queue, o);
+            observers = Map.copyOf(m);
+        }
     }
 
-    public synchronized void unobserve(String queue, Observer o) {
-        if (observers.get(queue) == o) {
-            Map<String, Observer> m = new HashMap<>(observers);
-            m.remove(queue);
-            observers = Map.copyOf(m);
+    public void unobserve(String queue, Observer o) {
+        synchronized (observerLock) {
+            if (observers.get(queue) == o) {
+                Map<String, Observer> m = new HashMap<>(observers);
+                m.remove(queue);
+                observers = Map.copyOf(m);
+            }
         }
     }
 

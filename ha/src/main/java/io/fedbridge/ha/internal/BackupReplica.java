@@ -66,8 +66,6 @@ public final class BackupReplica implements AutoCloseable {
     private boolean catchingUp;
     private final Set<String> removedWhileCatchingUp = new HashSet<>();
     private CompletableFuture<Void> lastDurable = CompletableFuture.completedFuture(null);
-    private long received;
-    private long receivedIndex;
     private final StoredAcks acks;
     private int attempt;
 
@@ -80,7 +78,7 @@ public final class BackupReplica implements AutoCloseable {
         this.federationSecret = federationSecret;
         this.listener = listener;
         this.scheduler = scheduler;
-        this.acks = new StoredAcks("HA backup " + member, scheduler);
+        this.acks = new StoredAcks("HA backup " + member, scheduler, x -> x == connection);
     }
 
     public void start() {
@@ -193,8 +191,6 @@ public final class BackupReplica implements AutoCloseable {
         catchingUp = true;
         removedWhileCatchingUp.clear();
         lastDurable = CompletableFuture.completedFuture(null);
-        received = 0;
-        receivedIndex = 0;
         acks.reset();
         LOG.info("HA backup {}: following primary {} (epoch {}); catching up", member, uri, epoch);
         try {
@@ -210,39 +206,21 @@ public final class BackupReplica implements AutoCloseable {
 
     /** One record from the primary, on the connection's I/O thread. */
     private void onRecord(StompConnection c, ReceivedMessage m) {
-        if (c != connection) {
-            return;
+        acks.onRecord(c, m, record -> applyRecord(c, record), this::fail);
+    }
+
+    private CompletableFuture<Void> applyRecord(StompConnection c, ReceivedMessage m) {
+        long epoch = Long.parseLong(m.header(Replication.EPOCH));
+        if (epoch < data.epoch()) {
+            throw new IllegalArgumentException("record of epoch " + epoch + " after epoch " + data.epoch());
         }
-        long count = ++received;
-        String index = m.header(Replication.INDEX);
-        if (index != null) {
-            receivedIndex = Long.parseLong(index);
+        if (Replication.OP_CAUGHT_UP.equals(m.header(Replication.OP))) {
+            catchingUp = false;
+            removedWhileCatchingUp.clear();
+            return lastDurable.thenRun(() -> becameReady(c));
+        } else {
+            return apply(Replication.decode(m.body()), "true".equals(m.header(Replication.CATCHUP)));
         }
-        long atIndex = receivedIndex;
-        CompletableFuture<Void> done;
-        try {
-            long epoch = Long.parseLong(m.header(Replication.EPOCH));
-            if (epoch < data.epoch()) {
-                throw new IllegalArgumentException("record of epoch " + epoch + " after epoch " + data.epoch());
-            }
-            if (Replication.OP_CAUGHT_UP.equals(m.header(Replication.OP))) {
-                catchingUp = false;
-                removedWhileCatchingUp.clear();
-                done = lastDurable.thenRun(() -> becameReady(c));
-            } else {
-                done = apply(Replication.decode(m.body()), "true".equals(m.header(Replication.CATCHUP)));
-            }
-        } catch (RuntimeException e) {
-            fail(c, "cannot apply record " + count + ": " + e.getMessage());
-            return;
-        }
-        done.whenComplete((v, e) -> {
-            if (e != null) {
-                fail(c, "cannot store record " + count + ": " + e.getMessage());
-                return;
-            }
-            acks.stored(c, count, atIndex, x -> x == connection);
-        });
     }
 
     private CompletableFuture<Void> apply(JournalRecord r, boolean catchup) {

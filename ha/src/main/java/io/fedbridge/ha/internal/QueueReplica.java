@@ -65,8 +65,6 @@ final class QueueReplica {
     private final Set<Long> unconfirmed = new HashSet<>();
     private final Set<Long> removedWhileCatchingUp = new HashSet<>();
     private CompletableFuture<Void> lastDurable = CompletableFuture.completedFuture(null);
-    private long received;
-    private long receivedIndex;
     private final StoredAcks acks;
 
     QueueReplica(String queue, String source, String broker, String federationSecret, QueueReplicas replicas,
@@ -77,7 +75,7 @@ final class QueueReplica {
         this.federationSecret = federationSecret;
         this.replicas = replicas;
         this.scheduler = scheduler;
-        this.acks = new StoredAcks("replica " + queue + " on broker " + broker, scheduler);
+        this.acks = new StoredAcks("replica " + queue + " on broker " + broker, scheduler, x -> x == connection);
     }
 
     String source() {
@@ -161,8 +159,6 @@ final class QueueReplica {
         unconfirmed.addAll(held);
         removedWhileCatchingUp.clear();
         lastDurable = CompletableFuture.completedFuture(null);
-        received = 0;
-        receivedIndex = 0;
         acks.reset();
         state(State.CATCHUP);
         LOG.info("replica {} on broker {}: following the queue on {}; catching up ({} message(s) held)", queue, broker, source,
@@ -173,39 +169,21 @@ final class QueueReplica {
 
     /** One record from the source, on the connection's I/O thread. */
     private void onRecord(StompConnection c, ReceivedMessage m) {
-        if (c != connection) {
-            return;
-        }
-        long count = ++received;
-        String index = m.header(Replication.INDEX);
-        if (index != null) {
-            receivedIndex = Long.parseLong(index);
-        }
-        long atIndex = receivedIndex;
-        CompletableFuture<Void> done;
-        try {
-            if (Replication.OP_CAUGHT_UP.equals(m.header(Replication.OP))) {
-                catchingUp = false;
-                removedWhileCatchingUp.clear();
-                for (long gone : unconfirmed) { // removed at the source while this replica was away
-                    lastDurable = CompletableFuture.allOf(lastDurable, replicas.replicaRemove(queue, gone));
-                }
-                unconfirmed.clear();
-                done = lastDurable.thenRun(() -> becameReady(c));
-            } else {
-                done = apply(Replication.decode(m.body()), "true".equals(m.header(Replication.CATCHUP)));
+        acks.onRecord(c, m, record -> applyRecord(c, record), this::fail);
+    }
+
+    private CompletableFuture<Void> applyRecord(StompConnection c, ReceivedMessage m) {
+        if (Replication.OP_CAUGHT_UP.equals(m.header(Replication.OP))) {
+            catchingUp = false;
+            removedWhileCatchingUp.clear();
+            for (long gone : unconfirmed) { // removed at the source while this replica was away
+                lastDurable = CompletableFuture.allOf(lastDurable, replicas.replicaRemove(queue, gone));
             }
-        } catch (RuntimeException e) {
-            fail(c, "cannot apply record " + count + " from " + source + ": " + e.getMessage());
-            return;
+            unconfirmed.clear();
+            return lastDurable.thenRun(() -> becameReady(c));
+        } else {
+            return apply(Replication.decode(m.body()), "true".equals(m.header(Replication.CATCHUP)));
         }
-        done.whenComplete((v, e) -> {
-            if (e != null) {
-                fail(c, "cannot store record " + count + " from " + source + ": " + e.getMessage());
-                return;
-            }
-            acks.stored(c, count, atIndex, x -> x == connection);
-        });
     }
 
     private CompletableFuture<Void> apply(JournalRecord r, boolean catchup) {
