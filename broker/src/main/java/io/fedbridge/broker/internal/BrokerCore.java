@@ -97,6 +97,7 @@ public final class BrokerCore {
         // No ':' (or other escaped characters) in ids: they are written in every MESSAGE header.
         this.idPrefix = "ID-" + config.name() + "-" + Long.toString(clock.millis(), 36) + "-";
         recover();
+        replicas.recover();
         this.sequence = new AtomicLong(Math.max(store.lastSequence(), 0));
         disk.start(scheduler);
     }

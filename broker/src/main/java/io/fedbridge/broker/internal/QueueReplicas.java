@@ -4,11 +4,17 @@ import io.fedbridge.broker.MessageStore;
 import io.fedbridge.broker.StoredMessage;
 import io.fedbridge.core.StompHeaders;
 import io.netty.channel.ChannelHandler;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,6 +33,12 @@ import java.util.function.BiConsumer;
  * <p>Thread-safe. Observers are called under the queue's locks: they must be quick and never block.
  */
 public final class QueueReplicas implements AutoCloseable {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueueReplicas.class);
+    /** Which queues are replicas (and which were promoted), in the data directory. */
+    public static final String REGISTRY = "queue-replicas.properties";
+    private static final String REPLICA = "replica";
+    private static final String PROMOTED = "promoted";
 
     /** CONNECT header with which a replica asks for a queue's stream; its value is the queue. Needs the federation right. */
     public static final String SOURCE_HEADER = "fedbridge-queue-replica";
@@ -131,17 +143,98 @@ public final class QueueReplicas implements AutoCloseable {
         }
     }
 
-    public void unobserve(String queue, Observer o) {
-        synchronized (observerLock) {
-            if (observers.get(queue) == o) {
-                Map<String, Observer> m = new HashMap<>(observers);
-                m.remove(queue);
-                observers = Map.copyOf(m);
+    // ---------------------------------------------------------------- replica
+
+    /**
+     * At start-up, before any listener: marks the queues that were replicas when the broker stopped (kept in
+     * {@code DATA/queue-replicas.properties}: {@code /queue/x = replica URI} or {@code promoted URI}) and those a
+     * {@code replicateFrom} policy names, unless promoted since. The plugin then connects them to their sources.
+     *
+     * @throws io.fedbridge.broker.BrokerException naming the queue when a policy asks for a replica that cannot be one
+     */
+    void recover() {
+        Properties known = registry();
+        for (String queue : known.stringPropertyNames()) {
+            String[] v = known.getProperty(queue).split(" ", 2);
+            if (v[0].equals(REPLICA) && v.length == 2) {
+                startReplica(queue, v[1], true);
+            }
+        }
+        for (io.fedbridge.broker.DestinationPolicy p : core.config.policies()) {
+            String was = known.getProperty(p.pattern(), "");
+            if (p.replicateFrom() == null || was.equals(REPLICA + " " + p.replicateFrom())) {
+                continue;
+            }
+            if (was.startsWith(PROMOTED + " ")) {
+                LOG.warn("broker {}: queue {} was promoted from a replica of {}; it stays an ordinary queue (remove "
+                        + "replicateFrom from its policy)", brokerName(), p.pattern(), was.substring(PROMOTED.length() + 1));
+                continue;
+            }
+            try {
+                if (core.config.dataDirectory() == null) {
+                    throw new IllegalStateException("it needs a data directory (data = ...): a replica keeps what it copies "
+                            + "in its journal");
+                }
+                boolean wasReplica = replicas.remove(p.pattern()) != null;
+                if (wasReplica) {
+                    LOG.warn("broker {}: replica {} follows {} now (its policy's replicateFrom), no longer {}; it keeps what "
+                            + "the new source holds too", brokerName(), p.pattern(), p.replicateFrom(), was.substring(REPLICA.length() + 1));
+                }
+                startReplica(p.pattern(), p.replicateFrom(), wasReplica);
+                record(p.pattern(), true, p.replicateFrom());
+            } catch (IllegalStateException e) {
+                throw new io.fedbridge.broker.BrokerException("broker " + brokerName() + ": replicateFrom on " + p.pattern()
+                        + ": " + e.getMessage(), e);
             }
         }
     }
 
-    // ---------------------------------------------------------------- replica
+    /** Every replica queue with its source's URI. */
+    public Map<String, String> replicaSources() {
+        Map<String, String> m = new java.util.TreeMap<>();
+        replicas.forEach((q, r) -> m.put(q, r.source()));
+        return m;
+    }
+
+    private Properties registry() {
+        Properties p = new Properties();
+        Path f = registryFile();
+        if (f != null && Files.exists(f)) {
+            try (java.io.Reader in = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
+                p.load(in);
+            } catch (IOException e) {
+                throw new io.fedbridge.broker.BrokerException("broker " + brokerName() + " cannot read " + f + ": " + e, e);
+            }
+        }
+        return p;
+    }
+
+    private Path registryFile() {
+        Path data = core.config.dataDirectory();
+        return data == null ? null : data.resolve(REGISTRY);
+    }
+
+    /**
+     * Records in the data directory that {@code queue} is a replica of {@code source} (or was promoted from one), so that
+     * a restart resumes it (or leaves it promoted). Atomic: a crash leaves the old file or the new.
+     */
+    public synchronized void record(String queue, boolean replica, String source) {
+        Path f = registryFile();
+        if (f == null) {
+            throw new IllegalStateException("broker " + brokerName() + " has no data directory to record replica " + queue + " in");
+        }
+        Properties p = registry();
+        p.setProperty(queue, (replica ? REPLICA : PROMOTED) + " " + source);
+        Path tmp = f.resolveSibling(REGISTRY + ".tmp");
+        try {
+            try (java.io.Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+                p.store(out, "queues this broker replicates (fedbridge ha replicate); written by the broker");
+            }
+            Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new IllegalStateException("broker " + brokerName() + " cannot record replica " + queue + " in " + f + ": " + e, e);
+        }
+    }
 
     /**
      * Makes {@code queue} a replica of {@code source} (creating it): it refuses sends and consumers from now on. The

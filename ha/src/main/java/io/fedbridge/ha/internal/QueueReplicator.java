@@ -1,24 +1,14 @@
 package io.fedbridge.ha.internal;
 
 import io.fedbridge.broker.Broker;
-import io.fedbridge.broker.BrokerException;
-import io.fedbridge.broker.DestinationPolicy;
 import io.fedbridge.broker.internal.QueueReplicas;
 import io.fedbridge.core.StompHeaders;
 import io.fedbridge.core.uri.CompositeUri;
 import io.netty.channel.ChannelHandler;
-import java.io.IOException;
-import java.io.Reader;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -30,9 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A broker's single-queue replication, both ways: the queues other brokers replicate from it ({@link QueueSource}),
- * and the queues it replicates from others ({@link QueueReplica}). Which queues are replicas survives a restart in
- * {@code DATA/queue-replicas.properties} ({@code /queue/x = replica tcp://…} or {@code promoted tcp://…}); a
- * {@code replicateFrom} policy key starts one at start-up, unless that queue was promoted since.
+ * and the queues it replicates from others ({@link QueueReplica}). The broker marks its replicas at start-up (those it
+ * had, and those a {@code replicateFrom} policy asks for) and records changes in its data directory; this connects
+ * them to their sources.
  *
  * <p>Thread-safe: management calls are serialised on this object; replicas run on one scheduler thread of their own,
  * started when the first replica or source needs it.
@@ -42,12 +32,9 @@ public final class QueueReplicator implements QueueReplicas.Plugin {
     private static final Logger LOG = LoggerFactory.getLogger(QueueReplicator.class);
     /** How long {@code replicate} waits for the source to take the link. */
     static final long FIRST_JOIN_SECONDS = 10;
-    private static final String REPLICA = "replica";
-    private static final String PROMOTED = "promoted";
 
     private final Broker broker;
     private final QueueReplicas replicas;
-    private final Path registry;
     private final Map<String, QueueSource> sources = new ConcurrentHashMap<>();
     private final Map<String, QueueReplica> links = new ConcurrentHashMap<>();
     private final Object schedulerLock = new Object();
@@ -57,8 +44,6 @@ public final class QueueReplicator implements QueueReplicas.Plugin {
     private QueueReplicator(Broker broker) {
         this.broker = broker;
         this.replicas = broker.queueReplicas();
-        Path data = broker.config().dataDirectory();
-        this.registry = data == null ? null : data.resolve("queue-replicas.properties");
     }
 
     /** Plugs replication into {@code broker} and resumes its replicas (from its data directory and its policies). */
@@ -69,43 +54,9 @@ public final class QueueReplicator implements QueueReplicas.Plugin {
         return r;
     }
 
+    /** Connects the replicas the broker marked at start-up (see QueueReplicas#recover) to their sources. */
     private synchronized void resume() {
-        Properties known = load();
-        Map<String, String> wanted = new LinkedHashMap<>();
-        for (String queue : known.stringPropertyNames()) {
-            String[] v = known.getProperty(queue).split(" ", 2);
-            if (v[0].equals(REPLICA) && v.length == 2) {
-                wanted.put(queue, v[1]);
-            }
-        }
-        for (DestinationPolicy p : broker.config().policies()) {
-            if (p.replicateFrom() == null) {
-                continue;
-            }
-            String was = known.getProperty(p.pattern(), "");
-            if (was.startsWith(PROMOTED + " ")) {
-                LOG.warn("broker {}: queue {} was promoted from a replica of {}; it stays an ordinary queue (remove "
-                        + "replicateFrom from its policy)", broker.name(), p.pattern(), was.substring(PROMOTED.length() + 1));
-                continue;
-            }
-            if (registry == null) {
-                throw new BrokerException("broker " + broker.name() + ": replicateFrom on " + p.pattern() + " needs a data "
-                        + "directory (data = ...): a replica keeps what it copies in its journal");
-            }
-            wanted.put(p.pattern(), p.replicateFrom());
-        }
-        for (Map.Entry<String, String> e : wanted.entrySet()) {
-            String queue = e.getKey();
-            boolean resumed = known.getProperty(queue, "").equals(REPLICA + " " + e.getValue());
-            try {
-                replicas.startReplica(queue, e.getValue(), resumed);
-            } catch (IllegalStateException ex) {
-                throw new BrokerException("broker " + broker.name() + " cannot replicate " + queue + " from " + e.getValue()
-                        + ": " + ex.getMessage(), ex);
-            }
-            record(queue, REPLICA + " " + e.getValue());
-            startLink(queue, e.getValue());
-        }
+        replicas.replicaSources().forEach(this::startLink);
     }
 
     private QueueReplica startLink(String queue, String from) {
@@ -137,7 +88,7 @@ public final class QueueReplicator implements QueueReplicas.Plugin {
             throw new IllegalArgumentException("from must be the source broker's URI such as tcp://host:61613, but was "
                     + (from == null ? "missing" : "'" + from + "'"));
         }
-        if (registry == null) {
+        if (broker.config().dataDirectory() == null) {
             throw new IllegalStateException("broker " + broker.name() + " cannot keep a replica of " + queue + ": it has no "
                     + "data directory (data = ...), and a replica keeps what it copies in its journal");
         }
@@ -160,7 +111,7 @@ public final class QueueReplicator implements QueueReplicas.Plugin {
             throw new IllegalStateException("cannot replicate " + queue + " from " + CompositeUri.parse(from) + " on broker "
                     + broker.name() + ": " + why);
         }
-        record(queue, REPLICA + " " + from);
+        replicas.record(queue, true, from);
         LOG.info("broker {}: replicating {} from {}", broker.name(), queue, CompositeUri.parse(from));
         return r.status();
     }
@@ -175,7 +126,7 @@ public final class QueueReplicator implements QueueReplicas.Plugin {
         links.remove(queue);
         int messages = replicas.promote(queue);
         r.promoted();
-        record(queue, PROMOTED + " " + r.source());
+        replicas.record(queue, false, r.source());
         LOG.info("broker {}: promoted replica {} (was {}) to an ordinary queue with {} message(s)", broker.name(), queue,
                 was.label(), messages);
         Map<String, Object> m = new LinkedHashMap<>();
@@ -211,34 +162,6 @@ public final class QueueReplicator implements QueueReplicas.Plugin {
                 });
             }
             return scheduler;
-        }
-    }
-
-    private Properties load() {
-        Properties p = new Properties();
-        if (registry != null && Files.exists(registry)) {
-            try (Reader in = Files.newBufferedReader(registry, StandardCharsets.UTF_8)) {
-                p.load(in);
-            } catch (IOException e) {
-                throw new BrokerException("broker " + broker.name() + " cannot read " + registry + ": " + e, e);
-            }
-        }
-        return p;
-    }
-
-    /** Records a queue's replication state in the data directory (atomically: a crash leaves the old file or the new). */
-    private void record(String queue, String value) {
-        Properties p = load();
-        p.setProperty(queue, value);
-        Path tmp = registry.resolveSibling(registry.getFileName() + ".tmp");
-        try {
-            try (Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-                p.store(out, "queues this broker replicates (fedbridge ha replicate); written by the broker");
-            }
-            Files.move(tmp, registry, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new IllegalStateException("broker " + broker.name() + " cannot record replica " + queue + " in " + registry
-                    + ": " + e, e);
         }
     }
 

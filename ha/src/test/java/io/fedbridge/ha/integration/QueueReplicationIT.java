@@ -140,6 +140,7 @@ class QueueReplicationIT {
         // Promoted stays promoted across a restart.
         try (Broker again = broker("L", dir.resolve("L"))) {
             assertThat(again.management().replicas()).isEmpty();
+            assertThat(again.queueReplicas().isReplica(q)).isFalse();
             assertThat(again.queue(q).pending()).isEqualTo(1);
         }
     }
@@ -206,7 +207,15 @@ class QueueReplicationIT {
                 awaitReplica(local, "/queue/conf", "ready", 5);
             }
             assertThatThrownBy(() -> Broker.start(BrokerConfig.builder("M").listen("tcp://127.0.0.1:0").policy(replica).build()))
-                    .hasMessageContaining("broker M: replicateFrom on /queue/conf needs a data directory (data = ...)");
+                    .hasMessageContaining("broker M: replicateFrom on /queue/conf: it needs a data directory (data = ...)");
+            try (Broker full = broker("N", dir.resolve("N"));
+                 StompConnection c = StompConnection.connect(full.connectUris().get(0))) {
+                allReceipted(send(c, "/queue/conf", 0, 1));
+            }
+            assertThatThrownBy(() -> Broker.start(BrokerConfig.builder("N").listen("tcp://127.0.0.1:0")
+                    .dataDirectory(dir.resolve("N")).policy(replica).build()))
+                    .hasMessageContaining("broker N: replicateFrom on /queue/conf: queue /queue/conf on broker N already holds "
+                            + "1 message(s); a replica starts empty");
         }
     }
 
