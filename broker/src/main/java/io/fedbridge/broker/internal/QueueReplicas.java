@@ -153,6 +153,14 @@ public final class QueueReplicas implements AutoCloseable {
      * @throws io.fedbridge.broker.BrokerException naming the queue when a policy asks for a replica that cannot be one
      */
     void recover() {
+        if (core.config.ha() != null) {
+            // A group's members share one store; a replica's record of what it is lives beside one member's journal only.
+            if (core.config.policies().stream().anyMatch(p -> p.replicateFrom() != null)) {
+                LOG.warn("broker {} is a member of HA group {}: replicateFrom is ignored (replicate single queues on "
+                        + "brokers outside groups)", brokerName(), core.config.ha().group());
+            }
+            return;
+        }
         Properties known = registry();
         for (String queue : known.stringPropertyNames()) {
             String[] v = known.getProperty(queue).split(" ", 2);

@@ -88,6 +88,10 @@ public final class QueueReplicator implements QueueReplicas.Plugin {
             throw new IllegalArgumentException("from must be the source broker's URI such as tcp://host:61613, but was "
                     + (from == null ? "missing" : "'" + from + "'"));
         }
+        if (broker.config().ha() != null) {
+            throw new IllegalStateException("broker " + broker.name() + " is a member of HA group " + broker.config().ha().group()
+                    + ": replicate single queues on brokers outside groups");
+        }
         if (broker.config().dataDirectory() == null) {
             throw new IllegalStateException("broker " + broker.name() + " cannot keep a replica of " + queue + ": it has no "
                     + "data directory (data = ...), and a replica keeps what it copies in its journal");
