@@ -18,7 +18,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
 
 /**
  * The broker's side of replicating one queue between brokers that are not in an HA group (module
@@ -104,7 +103,13 @@ public final class QueueReplicas implements AutoCloseable {
 
     /** The store the broker core writes to: {@code store}, telling observers of the keys they watch. */
     MessageStore tap(MessageStore store) {
-        return new Tapped(store);
+        return new ObservedStore(store, this);
+    }
+
+    /** The observer of {@code key}, or null: one read of an empty map while nobody observes. */
+    Observer observer(String key) {
+        Map<String, Observer> m = observers;
+        return m.isEmpty() ? null : m.get(key);
     }
 
     /**
@@ -285,6 +290,11 @@ public final class QueueReplicas implements AutoCloseable {
         return Set.copyOf(replica(queue).entries().keySet());
     }
 
+    /** How many messages replica {@code queue} holds. */
+    public int replicaSize(String queue) {
+        return replica(queue).entries().size();
+    }
+
     /** Stores and enqueues a message of the source (nothing if it holds it already); completes once it is durable. */
     public CompletableFuture<Void> replicaAdd(String queue, StoredMessage m) {
         Replica r = replica(queue);
@@ -405,116 +415,5 @@ public final class QueueReplicas implements AutoCloseable {
 
     ChannelHandler newSourceHandler(StompHeaders connect) {
         return plugin.newSourceHandler(connect.get(SOURCE_HEADER), connect);
-    }
-
-    /** The core's store, telling the observers of their keys. */
-    private final class Tapped implements MessageStore {
-        private final MessageStore store;
-
-        Tapped(MessageStore store) {
-            this.store = store;
-        }
-
-        @Override
-        public CompletableFuture<Void> add(String key, StoredMessage message) {
-            Observer o = observers.isEmpty() ? null : observers.get(key);
-            CompletableFuture<Void> stored = store.add(key, message);
-            if (o == null) {
-                return stored;
-            }
-            CompletableFuture<Void> copied = o.added(message);
-            return copied == null || copied.isDone() && !copied.isCompletedExceptionally() ? stored
-                    : CompletableFuture.allOf(stored, copied);
-        }
-
-        @Override
-        public CompletableFuture<Void> remove(String key, long sequence) {
-            return remove(key, sequence, false);
-        }
-
-        @Override
-        public CompletableFuture<Void> remove(String key, long sequence, boolean consumedHere) {
-            Observer o = observers.isEmpty() ? null : observers.get(key);
-            CompletableFuture<Void> stored = store.remove(key, sequence, consumedHere);
-            if (o == null) {
-                return stored;
-            }
-            CompletableFuture<Void> copied = o.removed(sequence, consumedHere, true);
-            return copied == null || copied.isDone() && !copied.isCompletedExceptionally() ? stored
-                    : CompletableFuture.allOf(stored, copied);
-        }
-
-        @Override
-        public void removeEventually(String key, long sequence) {
-            removeEventually(key, sequence, false);
-        }
-
-        @Override
-        public void removeEventually(String key, long sequence, boolean consumedHere) {
-            Observer o = observers.isEmpty() ? null : observers.get(key);
-            if (o != null) {
-                o.removed(sequence, consumedHere, false);
-            }
-            store.removeEventually(key, sequence, consumedHere);
-        }
-
-        @Override
-        public void updateRedeliveryCount(String key, long sequence, int redeliveryCount) {
-            Observer o = observers.isEmpty() ? null : observers.get(key);
-            if (o != null) {
-                o.redelivered(sequence, redeliveryCount);
-            }
-            store.updateRedeliveryCount(key, sequence, redeliveryCount);
-        }
-
-        @Override
-        public void recoverHistory(BiConsumer<String, Boolean> sink) {
-            store.recoverHistory(sink);
-        }
-
-        @Override
-        public void beforeDiscardingHistory(Runnable guard) {
-            store.beforeDiscardingHistory(guard);
-        }
-
-        @Override
-        public void recover(BiConsumer<String, StoredMessage> sink) {
-            store.recover(sink);
-        }
-
-        @Override
-        public long lastSequence() {
-            return store.lastSequence();
-        }
-
-        @Override
-        public void saveDurableSubscription(DurableSubscriptionInfo info) {
-            store.saveDurableSubscription(info);
-        }
-
-        @Override
-        public void removeDurableSubscription(String key) {
-            store.removeDurableSubscription(key);
-        }
-
-        @Override
-        public List<DurableSubscriptionInfo> durableSubscriptions() {
-            return store.durableSubscriptions();
-        }
-
-        @Override
-        public boolean isPersistent() {
-            return store.isPersistent();
-        }
-
-        @Override
-        public void close() {
-            store.close();
-        }
-
-        @Override
-        public String toString() {
-            return store.toString();
-        }
     }
 }

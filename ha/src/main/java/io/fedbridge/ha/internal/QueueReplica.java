@@ -285,7 +285,7 @@ final class QueueReplica {
         m.put("from", CompositeUri.parse(source).toString());
         m.put("state", state.label());
         m.put("since", stateSince);
-        m.put("messages", state == State.PROMOTED ? 0 : replicas.replicaSequences(queue).size());
+        m.put("messages", state == State.PROMOTED ? 0 : replicas.replicaSize(queue));
         StompConnection c = connection;
         m.put("connected", c != null && c.isConnected());
         m.put("storedRecords", acks.count());

@@ -95,7 +95,7 @@ public final class HaReplicateCommand extends AdminCommand.Requesting {
             printJson(out, result);
         } else if (what.promote) {
             out.println("promoted " + queue + " on " + client.url() + " to an ordinary queue with " + result.path("messages").asInt()
-                    + " message(s) (the replica was " + result.path("state").asText(result.path("was").asText()) + ")");
+                    + " message(s) (the replica was " + result.path("was").asText() + ")");
             if (result.hasNonNull("warning")) {
                 out.println("warning: " + result.path("warning").asText());
             }
