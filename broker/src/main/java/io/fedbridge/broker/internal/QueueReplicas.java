@@ -180,7 +180,7 @@ public final class QueueReplicas implements AutoCloseable {
             }
             if (was.startsWith(PROMOTED + " ")) {
                 LOG.warn("broker {}: queue {} was promoted from a replica of {}; it stays an ordinary queue (remove "
-                        + "replicateFrom from its policy)", brokerName(), p.pattern(), was.substring(PROMOTED.length() + 1));
+                        + "replicateFrom from its policy)", brokerName(), p.pattern(), masked(was.substring(PROMOTED.length() + 1)));
                 continue;
             }
             try {
@@ -191,7 +191,8 @@ public final class QueueReplicas implements AutoCloseable {
                 boolean wasReplica = replicas.remove(p.pattern()) != null;
                 if (wasReplica) {
                     LOG.warn("broker {}: replica {} follows {} now (its policy's replicateFrom), no longer {}; it keeps what "
-                            + "the new source holds too", brokerName(), p.pattern(), p.replicateFrom(), was.substring(REPLICA.length() + 1));
+                            + "the new source holds too", brokerName(), p.pattern(), masked(p.replicateFrom()),
+                            masked(was.substring(REPLICA.length() + 1)));
                 }
                 startReplica(p.pattern(), p.replicateFrom(), wasReplica);
                 record(p.pattern(), true, p.replicateFrom());
@@ -260,7 +261,7 @@ public final class QueueReplicas implements AutoCloseable {
         if (r != null) {
             if (!r.source().equals(source)) {
                 throw new IllegalStateException("queue " + queue + " on broker " + brokerName() + " is already a replica of "
-                        + r.source() + "; promote it before replicating it from " + source);
+                        + masked(r.source()) + "; promote it before replicating it from " + masked(source));
             }
             return;
         }
@@ -355,18 +356,23 @@ public final class QueueReplicas implements AutoCloseable {
         return r;
     }
 
+    /** {@code uri} with its secrets (passcode, …) masked: what clients and logs are shown. */
+    private static String masked(String uri) {
+        return io.fedbridge.core.uri.CompositeUri.parse(uri).toString();
+    }
+
     /** Null if a client may send to {@code destination}; else why not (it is a replica). */
     String refuseSend(String destination) {
         Replica r = replicas.isEmpty() ? null : replicas.get(destination);
         return r == null ? null : destination + " on broker " + brokerName() + " is a read-only replica of the queue on "
-                + r.source() + " (fedbridge ha replicate); send to the source, or promote the replica first";
+                + masked(r.source()) + " (fedbridge ha replicate); send to the source, or promote the replica first";
     }
 
     /** Null if a client may consume from {@code destination}; else why not (it is a replica). */
     String refuseConsumer(String destination) {
         Replica r = replicas.isEmpty() ? null : replicas.get(destination);
         return r == null ? null : destination + " on broker " + brokerName() + " is a read-only replica of the queue on "
-                + r.source() + " (fedbridge ha replicate); consume from the source, or promote the replica first";
+                + masked(r.source()) + " (fedbridge ha replicate); consume from the source, or promote the replica first";
     }
 
     /** Refuses management's changes (purge, move, delete) of a replica queue, naming it. */
@@ -374,7 +380,7 @@ public final class QueueReplicas implements AutoCloseable {
         Replica r = replicas.isEmpty() ? null : replicas.get(queue);
         if (r != null) {
             throw io.fedbridge.broker.management.ManagementException.badRequest("cannot " + method + " " + queue + " on broker "
-                    + brokerName() + ": it is a read-only replica of the queue on " + r.source() + "; promote it first");
+                    + brokerName() + ": it is a read-only replica of the queue on " + masked(r.source()) + "; promote it first");
         }
     }
 

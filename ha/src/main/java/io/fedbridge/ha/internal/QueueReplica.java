@@ -49,6 +49,8 @@ final class QueueReplica {
 
     private final String queue;
     private final String source;
+    /** The source's URI with its secrets masked, for logs and messages. */
+    private final String shown;
     private final String broker;
     private final String federationSecret;
     private final QueueReplicas replicas;
@@ -71,6 +73,7 @@ final class QueueReplica {
                  ScheduledExecutorService scheduler) {
         this.queue = queue;
         this.source = source;
+        this.shown = CompositeUri.parse(source).toString();
         this.broker = broker;
         this.federationSecret = federationSecret;
         this.replicas = replicas;
@@ -116,7 +119,7 @@ final class QueueReplica {
             attempt = 0;
             firstJoin.complete(null);
         } catch (RuntimeException e) {
-            lastError = "source " + source + ": " + (e instanceof StompErrorException se ? se.errorMessage() : String.valueOf(e.getMessage()));
+            lastError = "source " + shown + ": " + (e instanceof StompErrorException se ? se.errorMessage() : String.valueOf(e.getMessage()));
             LOG.debug("replica {} on broker {}: {}", queue, broker, lastError);
             firstJoin.completeExceptionally(new IllegalStateException(lastError, e));
             retry();
@@ -139,7 +142,7 @@ final class QueueReplica {
                         io.fedbridge.core.internal.FederationProof.create(federationSecret, java.time.Clock.systemUTC()))
                 .connectHeader(QueueReplicas.SOURCE_HEADER, queue)
                 .connectHeader(Replication.MEMBER, broker);
-        b.options(new LinkedHashMap<>(u.options()), "replica source URI '" + source + "'");
+        b.options(new LinkedHashMap<>(u.options()), "replica source URI '" + shown + "'");
         return b.build();
     }
 
@@ -161,7 +164,7 @@ final class QueueReplica {
         lastDurable = CompletableFuture.completedFuture(null);
         acks.reset();
         state(State.CATCHUP);
-        LOG.info("replica {} on broker {}: following the queue on {}; catching up ({} message(s) held)", queue, broker, source,
+        LOG.info("replica {} on broker {}: following the queue on {}; catching up ({} message(s) held)", queue, broker, shown,
                 held.size());
         c.subscribeOnIoThread(SubscriptionRequest.builder(QueueSource.destination(queue)).ackMode(AckMode.AUTO).build(),
                 m -> onRecord(c, m));
@@ -219,7 +222,7 @@ final class QueueReplica {
     private void becameReady(StompConnection c) {
         if (c == connection && !closed) {
             state(State.READY);
-            LOG.info("replica {} on broker {}: READY (a complete copy of the queue on {})", queue, broker, source);
+            LOG.info("replica {} on broker {}: READY (a complete copy of the queue on {})", queue, broker, shown);
         }
     }
 
@@ -240,7 +243,7 @@ final class QueueReplica {
             return;
         }
         String why = cause == null ? "closed" : cause instanceof StompErrorException se ? se.errorMessage() : cause.toString();
-        lastError = "lost source " + source + ": " + why;
+        lastError = "lost source " + shown + ": " + why;
         LOG.warn("replica {} on broker {}: {}; it keeps its copy and reconnects", queue, broker, lastError);
         if (state != State.READY) {
             state(State.CONNECTING); // a READY replica keeps a complete copy of what its source receipted: still READY
@@ -257,7 +260,7 @@ final class QueueReplica {
         StompConnection c = connection;
         if (!force && c != null && c.isConnected()) {
             throw new IllegalStateException("replica " + queue + " on broker " + broker + " still follows the live queue on "
-                    + source + " (state " + was.label() + "); promoting it would put the queue's messages on both brokers. "
+                    + shown + " (state " + was.label() + "); promoting it would put the queue's messages on both brokers. "
                     + "Stop the source first, or use --force");
         }
         close();
@@ -282,7 +285,7 @@ final class QueueReplica {
     Map<String, Object> status() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("destination", queue);
-        m.put("from", CompositeUri.parse(source).toString());
+        m.put("from", shown);
         m.put("state", state.label());
         m.put("since", stateSince);
         m.put("messages", state == State.PROMOTED ? 0 : replicas.replicaSize(queue));
