@@ -38,6 +38,7 @@ public final class QueueReplicas implements AutoCloseable {
     public static final String REGISTRY = "queue-replicas.properties";
     private static final String REPLICA = "replica";
     private static final String PROMOTED = "promoted";
+    private static final String SOURCE_ID = "#source-broker-id";
 
     /** CONNECT header with which a replica asks for a queue's stream; its value is the queue. Needs the federation right. */
     public static final String SOURCE_HEADER = "fedbridge-queue-replica";
@@ -232,13 +233,26 @@ public final class QueueReplicas implements AutoCloseable {
      * Records in the data directory that {@code queue} is a replica of {@code source} (or was promoted from one), so that
      * a restart resumes it (or leaves it promoted). Atomic: a crash leaves the old file or the new.
      */
-    public synchronized void record(String queue, boolean replica, String source) {
+    public void record(String queue, boolean replica, String source) {
+        store(queue, queue, (replica ? REPLICA : PROMOTED) + " " + source);
+    }
+
+    /** The broker id of the source replica {@code queue} last followed (from its CONNECTED), or null. */
+    public String sourceId(String queue) {
+        return registry().getProperty(queue + SOURCE_ID);
+    }
+
+    public void recordSourceId(String queue, String brokerId) {
+        store(queue, queue + SOURCE_ID, brokerId);
+    }
+
+    private synchronized void store(String queue, String key, String value) {
         Path f = registryFile();
         if (f == null) {
             throw new IllegalStateException("broker " + brokerName() + " has no data directory to record replica " + queue + " in");
         }
         Properties p = registry();
-        p.setProperty(queue, (replica ? REPLICA : PROMOTED) + " " + source);
+        p.setProperty(key, value);
         Path tmp = f.resolveSibling(REGISTRY + ".tmp");
         try {
             try (java.io.Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {

@@ -115,7 +115,10 @@ final class QueueReplica {
                     scheduler.execute(() -> linkClosed(connection, cause));
                 }
             });
-            join(c);
+            if (!join(c)) {
+                retry();
+                return;
+            }
             attempt = 0;
             firstJoin.complete(null);
         } catch (RuntimeException e) {
@@ -146,16 +149,36 @@ final class QueueReplica {
         return b.build();
     }
 
-    /** The source took the link: note what the replica holds, subscribe. On the scheduler thread. */
-    private void join(StompConnection c) {
+    /** The source took the link: note what the replica holds, subscribe; false if it is not to be followed. On the scheduler thread. */
+    private boolean join(StompConnection c) {
         synchronized (this) {
             if (closed) {
                 c.abort();
-                return;
+                return false;
             }
             connection = c;
         }
         Set<Long> held = replicas.replicaSequences(queue);
+        String sourceId = c.connectedHeaders().get(FederationHeaders.BROKER_ID);
+        String followed = replicas.sourceId(queue);
+        if (sourceId != null && !sourceId.equals(followed)) {
+            if (followed != null && !held.isEmpty()) {
+                // Another broker answers at the source's address: its sequences say nothing of the copy, which may be
+                // all that is left of the old source's queue. Never merge, never drop it: an operator decides.
+                String why = shown + " is another broker now (id " + sourceId + ", was " + followed + "); this replica keeps "
+                        + "its copy of the old one's queue and does not follow the new one: promote it";
+                if (!why.equals(lastError)) {
+                    LOG.warn("replica {} on broker {}: {}", queue, broker, why);
+                }
+                lastError = why;
+                synchronized (this) {
+                    connection = null;
+                }
+                c.closeAsync();
+                return false;
+            }
+            replicas.recordSourceId(queue, sourceId);
+        }
         // Read by the connection's I/O thread once it subscribes (the subscription hands them over).
         catchingUp = true;
         unconfirmed.clear();
@@ -168,6 +191,7 @@ final class QueueReplica {
                 held.size());
         c.subscribeOnIoThread(SubscriptionRequest.builder(QueueSource.destination(queue)).ackMode(AckMode.AUTO).build(),
                 m -> onRecord(c, m));
+        return true;
     }
 
     /** One record from the source, on the connection's I/O thread. */

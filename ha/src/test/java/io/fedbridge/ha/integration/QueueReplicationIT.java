@@ -146,6 +146,31 @@ class QueueReplicationIT {
     }
 
     @Test
+    void shouldKeepItsCopyWhenAnotherBrokerAnswersAtTheSourcesAddress() throws Exception {
+        Broker source = broker("S", dir.resolve("S"));
+        String uri = source.connectUris().get(0);
+        try (Broker local = broker("L", dir.resolve("L"))) {
+            try (StompConnection producer = StompConnection.connect(uri)) {
+                allReceipted(send(producer, "/queue/kept", 0, 10));
+            }
+            local.management().replicateQueue("/queue/kept", uri);
+            awaitReplica(local, "/queue/kept", "ready", 10);
+            source.close();
+            // A fresh broker (new data, new id, sequences from 1 again) on the same port.
+            try (Broker impostor = Broker.start(BrokerConfig.builder("S").listen(uri).dataDirectory(dir.resolve("S2")).build());
+                 StompConnection producer = StompConnection.connect(uri)) {
+                allReceipted(send(producer, "/queue/kept", 100, 105));
+                await("the replica refuses to follow another broker").atMost(WAIT).until(() ->
+                        String.valueOf(replica(local, "/queue/kept").get("lastError")).contains(" is another broker now (id "));
+                assertThat(replica(local, "/queue/kept")).containsEntry("messages", 10).containsEntry("connected", false);
+                assertThat(local.management().promoteReplica("/queue/kept", false)).containsEntry("messages", 10);
+            }
+        } finally {
+            source.close();
+        }
+    }
+
+    @Test
     void shouldHoldTheSourcesReceiptUntilAReadyReplicaStoredTheMessage() throws Exception {
         try (Broker source = broker("S", dir.resolve("S"));
              StompConnection producer = StompConnection.connect(source.connectUris().get(0));
