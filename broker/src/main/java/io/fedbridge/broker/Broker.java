@@ -487,6 +487,14 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
+     * The hooks of single-queue replication, for module {@code fedbridge-ha}; applications use
+     * {@link io.fedbridge.broker.management.BrokerManagement#replicateQueue} instead.
+     */
+    public io.fedbridge.broker.internal.QueueReplicas queueReplicas() {
+        return core.replicas;
+    }
+
+    /**
      * Every link of every network connector, one per peer, with counters that outlive a reconnect and the peer's
      * name (see {@link NetworkConnector#links()}).
      */

@@ -214,7 +214,8 @@ public final class BrokerConfigFile {
             new PolicyKey("useDMQ", (v, b) -> b.useDMQ(v.bool())),
             new PolicyKey("maxRedeliveries", (v, b) -> b.maxRedeliveries(v.integer())),
             new PolicyKey("localDeliveryPreferred", (v, b) -> b.localDeliveryPreferred(v.bool())),
-            new PolicyKey("isLocalOnly", (v, b) -> b.isLocalOnly(v.bool()))), PolicyKey::name);
+            new PolicyKey("isLocalOnly", (v, b) -> b.isLocalOnly(v.bool())),
+            new PolicyKey("replicateFrom", (v, b) -> b.replicateFrom(v.uri()))), PolicyKey::name);
 
     private BrokerConfigFile() {
     }

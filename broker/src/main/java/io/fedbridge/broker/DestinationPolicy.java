@@ -19,15 +19,25 @@ package io.fedbridge.broker;
  * <tr><td>maxRedeliveries</td><td>6</td><td>per broker: deliveries after the first before dead-lettering</td></tr>
  * <tr><td>localDeliveryPreferred</td><td>false</td><td>federation: forward only when no local consumer exists</td></tr>
  * <tr><td>isLocalOnly</td><td>false</td><td>federation: never forwarded over bridges</td></tr>
+ * <tr><td>replicateFrom</td><td>none</td><td>per broker: keep a read-only replica of the queue of this name on the
+ * broker at this URI (module {@code fedbridge-ha}; an exact {@code /queue/} pattern only; see docs/ha.md)</td></tr>
  * </table>
  */
 public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMsgBytes, long maxBytesPerMsg,
                                 int maxNumProducers, int maxNumActiveConsumers, int consumerFlowLimit,
                                 LimitBehavior limitBehavior, boolean useDMQ, int maxRedeliveries,
-                                boolean localDeliveryPreferred, boolean isLocalOnly) {
+                                boolean localDeliveryPreferred, boolean isLocalOnly, String replicateFrom) {
 
     /** The name of the dead-letter queue. */
     public static final String DLQ = "/queue/DLQ";
+
+    /** A policy without {@link #replicateFrom()}. */
+    public DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMsgBytes, long maxBytesPerMsg, int maxNumProducers,
+                             int maxNumActiveConsumers, int consumerFlowLimit, LimitBehavior limitBehavior, boolean useDMQ,
+                             int maxRedeliveries, boolean localDeliveryPreferred, boolean isLocalOnly) {
+        this(pattern, maxNumMsgs, maxTotalMsgBytes, maxBytesPerMsg, maxNumProducers, maxNumActiveConsumers, consumerFlowLimit,
+                limitBehavior, useDMQ, maxRedeliveries, localDeliveryPreferred, isLocalOnly, null);
+    }
 
     public DestinationPolicy {
         if (pattern == null || !(pattern.startsWith("/queue/") || pattern.startsWith("/topic/")
@@ -43,6 +53,16 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
         atLeastMinusOne("maxRedeliveries", maxRedeliveries, 0);
         if (limitBehavior == null) {
             throw new IllegalArgumentException("limitBehavior must be one of FLOW_CONTROL, REJECT_NEWEST, REMOVE_OLDEST, but was null");
+        }
+        if (replicateFrom != null) {
+            if (!pattern.startsWith("/queue/") || pattern.indexOf('*') >= 0 || pattern.indexOf('>') >= 0) {
+                throw new IllegalArgumentException("replicateFrom needs a policy for one queue, such as [policy /queue/orders], "
+                        + "but the pattern is '" + pattern + "'");
+            }
+            if (io.fedbridge.core.uri.CompositeUri.parse(replicateFrom).isComposite()) {
+                throw new IllegalArgumentException("replicateFrom must be one broker's URI such as tcp://host:61613, but was '"
+                        + replicateFrom + "'");
+            }
         }
     }
 
@@ -66,7 +86,7 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
                 .maxBytesPerMsg(maxBytesPerMsg).maxNumProducers(maxNumProducers)
                 .maxNumActiveConsumers(maxNumActiveConsumers).consumerFlowLimit(consumerFlowLimit)
                 .limitBehavior(limitBehavior).useDMQ(useDMQ).maxRedeliveries(maxRedeliveries)
-                .localDeliveryPreferred(localDeliveryPreferred).isLocalOnly(isLocalOnly);
+                .localDeliveryPreferred(localDeliveryPreferred).isLocalOnly(isLocalOnly).replicateFrom(replicateFrom);
     }
 
     public static final class Builder {
@@ -82,6 +102,7 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
         private int maxRedeliveries = 6;
         private boolean localDeliveryPreferred;
         private boolean isLocalOnly;
+        private String replicateFrom;
 
         private Builder(String pattern) {
             this.pattern = pattern;
@@ -147,10 +168,16 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
             return this;
         }
 
+        /** The source broker's URI of a replicated queue (see docs/ha.md); null (default) = none. */
+        public Builder replicateFrom(String uri) {
+            replicateFrom = uri;
+            return this;
+        }
+
         public DestinationPolicy build() {
             return new DestinationPolicy(pattern, maxNumMsgs, maxTotalMsgBytes, maxBytesPerMsg, maxNumProducers,
                     maxNumActiveConsumers, consumerFlowLimit, limitBehavior, useDMQ, maxRedeliveries,
-                    localDeliveryPreferred, isLocalOnly);
+                    localDeliveryPreferred, isLocalOnly, replicateFrom);
         }
     }
 }

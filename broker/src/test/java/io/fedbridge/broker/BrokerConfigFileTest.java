@@ -238,7 +238,19 @@ class BrokerConfigFileTest {
                 "ha.brokers", "ha.replicate", "ha.zookeeper", "ha.backupTimeout", "ha.zookeeperSessionTimeout", "autoDeleteIdle");
         assertThat(BrokerConfigFile.policyKeys()).containsExactly("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
                 "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
-                "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly");
+                "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly", "replicateFrom");
+    }
+
+    @Test
+    void shouldReadReplicateFromForOneQueueOnly() {
+        BrokerConfig c = parse("name = A\n[policy /queue/orders]\nreplicateFrom = tcp://b:61613\n").build();
+        assertThat(c.policies()).singleElement().extracting(DestinationPolicy::replicateFrom).isEqualTo("tcp://b:61613");
+
+        assertThatThrownBy(() -> parse("name = A\n[policy /queue/orders.>]\nreplicateFrom = tcp://b:61613\n"))
+                .hasMessageContaining("replicateFrom needs a policy for one queue, such as [policy /queue/orders], but the "
+                        + "pattern is '/queue/orders.>'");
+        assertThatThrownBy(() -> parse("name = A\n[policy /queue/orders]\nreplicateFrom = failover:(tcp://b:1,tcp://c:2)\n"))
+                .hasMessageContaining("replicateFrom must be one broker's URI");
     }
 
     @Test

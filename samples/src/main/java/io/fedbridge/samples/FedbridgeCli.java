@@ -57,8 +57,9 @@ public final class FedbridgeCli implements Runnable {
 
     /** The configured command line, as {@link #main} runs it; tests redirect its out and err. */
     public static CommandLine commandLine() {
-        return new CommandLine(new FedbridgeCli())
-                .setExecutionExceptionHandler(FedbridgeCli::reportFailure);
+        CommandLine cli = new CommandLine(new FedbridgeCli());
+        io.fedbridge.samples.admin.HaReplicateCommand.attach(cli);
+        return cli.setExecutionExceptionHandler(FedbridgeCli::reportFailure);
     }
 
     @Override

@@ -53,6 +53,8 @@ public final class BrokerCore {
     volatile ManagementHook hook = ManagementHook.NONE;
     /** The broker's HA group, when it is a member of one (module fedbridge-ha); null for a stand-alone broker. */
     public volatile HaGate haGate;
+    /** Replication of single queues from and to brokers outside any group (module fedbridge-ha plugs in). */
+    public final QueueReplicas replicas = new QueueReplicas(this);
     private final AtomicLong sequence;
     private final AtomicLong sessionIds = new AtomicLong();
     private final AtomicLong loopsDropped = new AtomicLong();
@@ -73,7 +75,7 @@ public final class BrokerCore {
         this.scheduler = scheduler;
         this.config = config;
         this.brokerId = brokerId;
-        this.store = store;
+        this.store = replicas.tap(store);
         this.clock = clock;
         this.memory = new MemoryUsage(config.memoryLimit());
         this.topics = new TopicRegistry(config.resourceLimits().maxDestinations());
@@ -95,6 +97,7 @@ public final class BrokerCore {
         // No ':' (or other escaped characters) in ids: they are written in every MESSAGE header.
         this.idPrefix = "ID-" + config.name() + "-" + Long.toString(clock.millis(), 36) + "-";
         recover();
+        replicas.recover();
         this.sequence = new AtomicLong(Math.max(store.lastSequence(), 0));
         disk.start(scheduler);
     }
@@ -305,7 +308,7 @@ public final class BrokerCore {
             }
             return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
         }
-        String refused = queues.containsKey(destination) ? null : refuseNewDestination(destination);
+        String refused = queues.containsKey(destination) ? replicas.refuseSend(destination) : refuseNewDestination(destination);
         if (refused != null) {
             return CompletableFuture.failedFuture(new PolicyRejection(refused));
         }
@@ -315,6 +318,11 @@ public final class BrokerCore {
             return CompletableFuture.failedFuture(new PolicyRejection(rejected));
         }
         return accept(q, m);
+    }
+
+    /** Sequences minted from now on are above {@code sequence} (a replica's copies keep their source's). */
+    void sequenceAtLeast(long sequence) {
+        this.sequence.accumulateAndGet(sequence, Math::max);
     }
 
     /** A new message with the next sequence number and a broker-unique message id. */
@@ -674,6 +682,7 @@ public final class BrokerCore {
 
     /** Closes what the core owns (the dedupe window); the broker closes the store. */
     public void close() {
+        replicas.close();
         dedupe.close();
     }
 

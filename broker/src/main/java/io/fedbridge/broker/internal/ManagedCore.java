@@ -35,6 +35,11 @@ public final class ManagedCore {
         return core.haGate;
     }
 
+    /** Single queues replicated from and to other brokers. */
+    public QueueReplicas replicas() {
+        return core.replicas;
+    }
+
     public ManagedCore(BrokerCore core) {
         this.core = core;
     }
@@ -189,6 +194,7 @@ public final class ManagedCore {
     /** Deletes a queue without consumers and the messages it holds; returns how many it held. */
     public int deleteQueue(String destination) {
         QueueDestination q = existing(destination);
+        core.replicas.requireNotReplica(destination, "delete");
         if (q.hasConsumers()) {
             throw new ManagementException(ManagementException.Kind.FAILED, "queue " + destination + " on broker " + brokerName()
                     + " has " + q.snapshot().consumers() + " consumer(s); close them (or their connections) first");
@@ -203,6 +209,7 @@ public final class ManagedCore {
 
     /** Removes every message waiting in a queue (not those delivered and awaiting acknowledgement); returns how many. */
     public int purgeQueue(String destination) {
+        core.replicas.requireNotReplica(destination, "purge");
         return purge(existing(destination));
     }
 
@@ -238,6 +245,7 @@ public final class ManagedCore {
      */
     public int move(String from, String to, int count, Duration timeout) {
         QueueDestination q = existing(from);
+        core.replicas.requireNotReplica(from, "move messages of");
         String invalid = to == null ? "missing" : Destinations.validate(to);
         if (invalid != null || Destinations.isWildcard(to) || ManagementDestinations.isReserved(to)) {
             throw ManagementException.badRequest("to must be a destination such as /queue/orders.retry, but was "

@@ -532,6 +532,40 @@ final class QueueDestination {
         return consumers.isEmpty() && held == 0 && !deleted;
     }
 
+    /** Every message the queue holds: pending, then delivered and not yet acknowledged (queue replication's catch-up). */
+    synchronized List<QueueEntry> content() {
+        List<QueueEntry> all = new ArrayList<>(pendingCount + inflight);
+        for (ArrayDeque<QueueEntry> d : pending) {
+            all.addAll(d);
+        }
+        for (ServerConsumer c : consumers) {
+            all.addAll(c.inflightEntries());
+        }
+        return all;
+    }
+
+    /** Takes {@code e} out of the pending messages (a replica's copy its source removed); false if it is not pending. */
+    synchronized boolean removePending(QueueEntry e) {
+        if (!pending[e.message.priority].remove(e)) {
+            return false;
+        }
+        pendingCount--;
+        dequeued++;
+        forget(e);
+        pendingSnapshot = pendingCount;
+        return true;
+    }
+
+    /** Orders the pending messages of each priority by sequence (a promoted replica's copies arrived out of order). */
+    synchronized void sortPendingBySequence() {
+        for (int p = 0; p < PRIORITIES; p++) {
+            List<QueueEntry> l = new ArrayList<>(pending[p]);
+            l.sort(Comparator.comparingLong(x -> x.message.sequence));
+            pending[p].clear();
+            pending[p].addAll(l);
+        }
+    }
+
     /** Whether a bridge's network subscription is attached (management events never go to one). */
     synchronized boolean hasNetworkConsumer() {
         for (ServerConsumer c : consumers) {

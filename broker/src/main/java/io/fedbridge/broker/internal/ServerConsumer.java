@@ -108,6 +108,11 @@ final class ServerConsumer {
         session.write(new StompFrame(StompCommand.MESSAGE, h, m.body));
     }
 
+    /** The deliveries awaiting acknowledgement, oldest first; under the queue's monitor. */
+    java.util.Collection<QueueEntry> inflightEntries() {
+        return inflight.values();
+    }
+
     /** Deliveries awaiting acknowledgement; under the queue's monitor. */
     int inflightCount() {
         return inflight.size();

@@ -80,6 +80,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     /** An administrator let in to an HA backup: it may only use the management API. */
     private boolean backupAdmin;
     private boolean haAdminRequest;
+    /** The CONNECT's headers when it asked for a queue's replication stream ({@link QueueReplicas#SOURCE_HEADER}); else null. */
+    private StompHeaders replicaConnect;
     /** What this connection's own {@code fedbridge-id}s are prefixed with (see {@link ProducerIds}). */
     private String idScope;
     /**
@@ -366,6 +368,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             haBackupConnect = f.headers();
         }
         haAdminRequest = "true".equals(f.header(HaGate.ADMIN_HEADER));
+        if (f.header(QueueReplicas.SOURCE_HEADER) != null) {
+            replicaConnect = f.headers();
+        }
         producerSecret = f.header(FederationHeaders.PRODUCER_SECRET);
         if (producerSecret != null && producerSecret.length() < ProducerIds.MIN_SECRET_LENGTH) {
             error("CONNECT refused: " + FederationHeaders.PRODUCER_SECRET + " must be at least " + ProducerIds.MIN_SECRET_LENGTH
@@ -438,6 +443,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             backupAdmin = ha.isBackup();
         }
+        String replicaRefused = replicaConnect == null ? null : core.replicas.refuseSource(replicaConnect, identity, federationLink, guard);
+        if (replicaRefused != null) {
+            error("CONNECT refused: " + replicaRefused, null, null);
+            return;
+        }
         if (clientId != null) {
             if (!core.claimClientId(clientId, this)) {
                 // ActiveMQ's rule: a second live connection with one client-id would share its durable subscriptions.
@@ -478,6 +488,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 clientIdClaimed = false;
             }
             ctx.pipeline().replace(this, "fedbridge-ha-replication", ha.newReplicationHandler(haBackupConnect));
+        } else if (replicaConnect != null) {
+            core.unregister(this); // the link now carries one queue's replication stream
+            ctx.pipeline().replace(this, "fedbridge-queue-replication", core.replicas.newSourceHandler(replicaConnect));
         }
     }
 
@@ -700,6 +713,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         String denied = guard.denySubscribe(identity, federationLink, dest);
         if (denied != null) {
             error("SUBSCRIBE denied: " + denied, null, receipt);
+            return;
+        }
+        String replica = core.replicas.refuseConsumer(dest);
+        if (replica != null) {
+            error("SUBSCRIBE refused: " + replica, null, receipt);
             return;
         }
         if (!federationLink || !mayFederate(dest)) {

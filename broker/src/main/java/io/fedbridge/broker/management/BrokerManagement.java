@@ -283,6 +283,46 @@ public final class BrokerManagement implements AutoCloseable {
         throw ManagementException.notFound("no network connector " + discoveryUri + " on broker " + broker.name());
     }
 
+    /**
+     * Keeps a read-only replica of queue {@code destination} of the broker at {@code fromUri} on this broker (its
+     * messages and their removal, stored in this broker's journal) until {@link #promoteReplica} makes it an ordinary
+     * queue: {@code fedbridge ha replicate}, docs/ha.md. Needs module {@code fedbridge-ha} on both brokers and the
+     * federation right on the source; returns once the source took the link (or throws naming why it did not).
+     */
+    public Map<String, Object> replicateQueue(String destination, String fromUri) {
+        return replication(p -> p.replicate(destination, fromUri));
+    }
+
+    /**
+     * Ends the replication of queue {@code destination} and makes it an ordinary queue with the messages its source
+     * had not removed; refused while the source still serves it, unless {@code force}.
+     */
+    public Map<String, Object> promoteReplica(String destination, boolean force) {
+        return replication(p -> p.promote(destination, force));
+    }
+
+    /** Every queue this broker replicates from another, with its source, state and messages. */
+    public List<Map<String, Object>> replicas() {
+        io.fedbridge.broker.internal.QueueReplicas.Plugin p = core.replicas().plugin();
+        return p == null ? List.of() : p.status();
+    }
+
+    private Map<String, Object> replication(java.util.function.Function<io.fedbridge.broker.internal.QueueReplicas.Plugin,
+            Map<String, Object>> call) {
+        io.fedbridge.broker.internal.QueueReplicas.Plugin p = core.replicas().plugin();
+        if (p == null) {
+            throw new ManagementException(ManagementException.Kind.FAILED, "broker " + broker.name() + " cannot replicate "
+                    + "queues: module fedbridge-ha (io.fedbridge:fedbridge-ha) is not on its class path");
+        }
+        try {
+            return call.apply(p);
+        } catch (IllegalArgumentException e) {
+            throw ManagementException.badRequest(e.getMessage());
+        } catch (IllegalStateException e) {
+            throw new ManagementException(ManagementException.Kind.FAILED, e.getMessage(), e);
+        }
+    }
+
     // ---------------------------------------------------------------- events
 
     /** Tells {@code listener} of every event this broker publishes (on the management thread: do not block). */

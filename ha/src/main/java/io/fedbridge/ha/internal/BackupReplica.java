@@ -11,10 +11,8 @@ import io.fedbridge.core.ClientConfig;
 import io.fedbridge.core.ConnectionListener;
 import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.ReceivedMessage;
-import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompConnection;
 import io.fedbridge.core.StompErrorException;
-import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompHeaders;
 import io.fedbridge.core.SubscriptionRequest;
 import io.fedbridge.core.uri.CompositeUri;
@@ -25,7 +23,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,11 +66,7 @@ public final class BackupReplica implements AutoCloseable {
     private boolean catchingUp;
     private final Set<String> removedWhileCatchingUp = new HashSet<>();
     private CompletableFuture<Void> lastDurable = CompletableFuture.completedFuture(null);
-    private long received;
-    private long receivedIndex;
-    private volatile long storedCount;
-    private volatile long storedIndex;
-    private final AtomicBoolean ackScheduled = new AtomicBoolean();
+    private final StoredAcks acks;
     private int attempt;
     /** A round is scheduled (scheduler thread only): rounds never overlap, so the journal is never wiped twice. */
     private boolean roundPending;
@@ -87,6 +80,7 @@ public final class BackupReplica implements AutoCloseable {
         this.federationSecret = federationSecret;
         this.listener = listener;
         this.scheduler = scheduler;
+        this.acks = new StoredAcks("HA backup " + member, scheduler, x -> x == connection);
     }
 
     public void start() {
@@ -124,7 +118,7 @@ public final class BackupReplica implements AutoCloseable {
     }
 
     public long storedRecords() {
-        return storedCount;
+        return acks.count();
     }
 
     /** Tries each member in turn; the primary takes us, the others refuse. Then again, after a pause. */
@@ -217,10 +211,7 @@ public final class BackupReplica implements AutoCloseable {
         catchingUp = true;
         removedWhileCatchingUp.clear();
         lastDurable = CompletableFuture.completedFuture(null);
-        received = 0;
-        receivedIndex = 0;
-        storedCount = 0;
-        storedIndex = 0;
+        acks.reset();
         LOG.info("HA backup {}: following primary {} (epoch {}); catching up", member, uri, epoch);
         try {
             c.subscribeOnIoThread(SubscriptionRequest.builder(Replication.DESTINATION_PREFIX + ha.group())
@@ -237,39 +228,21 @@ public final class BackupReplica implements AutoCloseable {
 
     /** One record from the primary, on the connection's I/O thread. */
     private void onRecord(StompConnection c, ReceivedMessage m) {
-        if (c != connection) {
-            return;
+        acks.onRecord(c, m, record -> applyRecord(c, record), this::fail);
+    }
+
+    private CompletableFuture<Void> applyRecord(StompConnection c, ReceivedMessage m) {
+        long epoch = Long.parseLong(m.header(Replication.EPOCH));
+        if (epoch < data.epoch()) {
+            throw new IllegalArgumentException("record of epoch " + epoch + " after epoch " + data.epoch());
         }
-        long count = ++received;
-        String index = m.header(Replication.INDEX);
-        if (index != null) {
-            receivedIndex = Long.parseLong(index);
+        if (Replication.OP_CAUGHT_UP.equals(m.header(Replication.OP))) {
+            catchingUp = false;
+            removedWhileCatchingUp.clear();
+            return lastDurable.thenRun(() -> becameReady(c));
+        } else {
+            return apply(Replication.decode(m.body()), "true".equals(m.header(Replication.CATCHUP)));
         }
-        long atIndex = receivedIndex;
-        CompletableFuture<Void> done;
-        try {
-            long epoch = Long.parseLong(m.header(Replication.EPOCH));
-            if (epoch < data.epoch()) {
-                throw new IllegalArgumentException("record of epoch " + epoch + " after epoch " + data.epoch());
-            }
-            if (Replication.OP_CAUGHT_UP.equals(m.header(Replication.OP))) {
-                catchingUp = false;
-                removedWhileCatchingUp.clear();
-                done = lastDurable.thenRun(() -> becameReady(c));
-            } else {
-                done = apply(Replication.decode(m.body()), "true".equals(m.header(Replication.CATCHUP)));
-            }
-        } catch (RuntimeException e) {
-            fail(c, "cannot apply record " + count + ": " + e.getMessage());
-            return;
-        }
-        done.whenComplete((v, e) -> {
-            if (e != null) {
-                fail(c, "cannot store record " + count + ": " + e.getMessage());
-                return;
-            }
-            stored(c, count, atIndex);
-        });
     }
 
     private CompletableFuture<Void> apply(JournalRecord r, boolean catchup) {
@@ -312,33 +285,6 @@ public final class BackupReplica implements AutoCloseable {
         ready = true;
         LOG.info("HA backup {}: READY (a complete copy of primary {})", member, primaryUri);
         listener.ready();
-    }
-
-    /** Called in store order: acknowledge the highest stored record, coalescing acknowledgements. */
-    private void stored(StompConnection c, long count, long index) {
-        if (count > storedCount) {
-            storedCount = count;
-        }
-        if (index > storedIndex) {
-            storedIndex = index;
-        }
-        if (ackScheduled.compareAndSet(false, true)) {
-            scheduler.execute(() -> {
-                ackScheduled.set(false);
-                if (c != connection || !c.isConnected()) {
-                    return;
-                }
-                StompHeaders h = new StompHeaders();
-                h.add(StompHeaders.ID, Long.toString(storedCount));
-                h.add(Replication.INDEX, Long.toString(storedIndex));
-                h.add(Replication.COUNT, Long.toString(storedCount));
-                try {
-                    c.sendFrame(new StompFrame(StompCommand.ACK, h), false);
-                } catch (RuntimeException e) {
-                    LOG.debug("HA backup {}: cannot acknowledge: {}", member, e.toString());
-                }
-            });
-        }
     }
 
     private void fail(StompConnection c, String why) {

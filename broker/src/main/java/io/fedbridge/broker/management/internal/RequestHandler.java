@@ -39,6 +39,7 @@ public final class RequestHandler {
         TYPES.put("discovery-agent", "uri");
         TYPES.put("ha", "group");
         TYPES.put("definition", "destination");
+        TYPES.put("replica", "destination");
     }
 
     private final BrokerManagement management;
@@ -164,6 +165,7 @@ public final class RequestHandler {
             case "definition" -> () -> management.definitions().stream().map(RequestHandler::definition).toList();
             case "snapshot" -> () -> List.of(management.snapshot());
             case "ha" -> () -> List.of(haGate().status());
+            case "replica" -> management::replicas;
             default -> throw ManagementException.badRequest("type must be one of " + TYPES.keySet() + " or snapshot, but was '"
                     + type + "'");
         };
@@ -237,6 +239,16 @@ public final class RequestHandler {
                 management.removeNetworkConnector(uri);
                 return Map.of("uri", uri, "removed", true);
             }
+            case "queue.replicate" -> {
+                String from = args.isObject() ? text(args, "from", false) : null;
+                if (from == null) {
+                    throw ManagementException.badRequest("arguments.from is missing: queue replicate needs the source broker's URI");
+                }
+                return management.replicateQueue(require.apply("queue"), from);
+            }
+            case "queue.promote" -> {
+                return management.promoteReplica(require.apply("queue"), args.path("force").asBoolean(false));
+            }
             case "ha.promote" -> {
                 try {
                     return haGate().promote(args.path("force").asBoolean(false));
@@ -260,8 +272,8 @@ public final class RequestHandler {
                 return Map.of("destination", require.apply("destination"), "deleted", management.undefine(name));
             }
             default -> throw ManagementException.badRequest("no method '" + method + "' on " + type + "; methods: queue create, "
-                    + "delete, purge, browse, move; connection close; broker addNetworkConnector, removeNetworkConnector; "
-                    + "definition define, delete; ha promote");
+                    + "delete, purge, browse, move, replicate, promote; connection close; broker addNetworkConnector, "
+                    + "removeNetworkConnector; definition define, delete; ha promote");
         }
     }
 }
