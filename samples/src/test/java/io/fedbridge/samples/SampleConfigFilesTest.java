@@ -24,6 +24,8 @@ class SampleConfigFilesTest {
     /** Tests run in the module's directory. */
     private static final Path CONFIG_DIR = Path.of("config");
     private static final Path REFERENCE = CONFIG_DIR.resolve("broker.conf");
+    /** The ha.* keys have a reference of their own: with them, a node is an HA member, not a stand-alone broker. */
+    private static final Path HA_REFERENCE = CONFIG_DIR.resolve("ha-member.conf");
     private static final Path DOC = Path.of("..", "docs", "configuration.md");
     /** A {@code key = value} line: not a comment, not a section header. */
     private static final Pattern KEY_LINE = Pattern.compile("\\s*([^#;\\[\\s=][^=]*?)\\s*=.*");
@@ -63,14 +65,20 @@ class SampleConfigFilesTest {
     void shouldUseEveryKeyInTheReferenceExample() throws IOException {
         Set<String> all = new LinkedHashSet<>(BrokerConfigFile.brokerKeys());
         all.addAll(BrokerConfigFile.policyKeys());
+        Set<String> ha = new LinkedHashSet<>();
+        all.removeIf(k -> k.startsWith("ha.") && ha.add(k));
 
         assertThat(keysOf(REFERENCE)).containsExactlyInAnyOrderElementsOf(all);
+        assertThat(keysOf(HA_REFERENCE)).containsAll(ha);
+        assertThat(BrokerConfigFile.load(HA_REFERENCE).build().ha()).isNotNull();
     }
 
     @Test
     void shouldDocumentEveryKeyOfTheReferenceExample() throws IOException {
         String doc = Files.readString(DOC);
 
+        assertThat(keysOf(HA_REFERENCE)).isNotEmpty().allSatisfy(key ->
+                assertThat(doc).as("docs/configuration.md has a table row for '%s'", key).contains("| `" + key + "` |"));
         assertThat(keysOf(REFERENCE)).isNotEmpty().allSatisfy(key ->
                 assertThat(doc).as("docs/configuration.md has a table row for '%s'", key).contains("| `" + key + "` |"));
         assertThat(BrokerConfigFile.brokerKeys()).allSatisfy(key -> assertThat(doc).contains("| `" + key + "` |"));
