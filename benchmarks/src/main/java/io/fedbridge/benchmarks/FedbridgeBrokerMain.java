@@ -29,7 +29,9 @@ import java.util.List;
  * Commands on stdin: {@code stats} answers {@code STATS up=N bridges=N forwarded=N acked=N pending=N
  * duplicates=N networkSubscriptions=N remoteConsumers=N [upChangedMicros=T]}, summed over every bridge;
  * {@code sample} answers {@code SAMPLE heap=BYTES fds=N threads=N disk=BYTES} (heap in use without a GC, open file
- * descriptors, live threads, bytes under the data directory); {@code connect URI} adds a network connector.
+ * descriptors, live threads, bytes under the data directory); {@code consumers} answers {@code CONSUMERS N}, the
+ * consumers of every queue (network subscriptions included); {@code connect URI} adds a network connector,
+ * {@code disconnect URI} removes it.
  * {@code startMicros} and {@code startedMicros} are the wall clock (µs since the epoch) just before and just after
  * {@code Broker.start}.
  */
@@ -88,8 +90,12 @@ public final class FedbridgeBrokerMain {
                 broker.addNetworkConnector(command.substring("connect ".length()).trim());
                 return "CONNECTED";
             }
+            if (command.startsWith("disconnect ")) {
+                return "DISCONNECTED " + broker.removeNetworkConnector(command.substring("disconnect ".length()).trim());
+            }
             return switch (command) {
                 case "stats" -> stats(broker.bridges()) + (watcher != null ? " " + watcher.describe() : "");
+                case "consumers" -> "CONSUMERS " + broker.queues().stream().mapToLong(q -> q.consumers()).sum();
                 case "sample" -> ProcessSample.take(dataDirectory).line();
                 default -> "ERROR unknown command '" + command + "'";
             };

@@ -19,8 +19,10 @@ import java.util.function.BooleanSupplier;
 
 /**
  * N fedbridge brokers in this JVM, each listening on {@code tcp://127.0.0.1:0}, bridged over real TCP in one of the
- * {@link Shape}s: one duplex bridge per edge, owned by the broker with the smaller index, with
- * {@code networkTTL} = N so demand and messages can cross the longest path. Used by {@code scale}
+ * {@link Shape}s: one duplex bridge per edge, owned by the broker with the smaller index, with a {@code networkTTL} of
+ * the topology's diameter (the longest shortest path: what demand and messages must be able to cross), or a given
+ * one. A larger TTL only adds longer, redundant routes: each is a candidate for demand, and when a consumer's broker
+ * leaves, the others try those routes one after the other before they give up (path exploration). Used by {@code scale}
  * ({@link ScaleCommand}) to time demand and to weigh brokers and remote subscriptions.
  *
  * <p>Not thread-safe: one caller drives it. {@link #close()} closes every broker.
@@ -48,6 +50,7 @@ final class Federation implements AutoCloseable {
     private final Shape shape;
     private final List<Broker> brokers = new ArrayList<>();
     private final List<int[]> edges;
+    private int ttl;
 
     private Federation(Shape shape, List<int[]> edges) {
         this.shape = shape;
@@ -103,16 +106,51 @@ final class Federation implements AutoCloseable {
         return l;
     }
 
-    /** Starts the brokers, then the bridges, and waits until every bridge is up. */
-    static Federation start(Shape shape, int n, long seed, Duration timeout) {
+    /** The longest shortest path between two of {@code n} brokers linked by {@code edges}, in links. */
+    static int diameter(int n, List<int[]> edges) {
+        List<List<Integer>> adj = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            adj.add(new ArrayList<>());
+        }
+        for (int[] e : edges) {
+            adj.get(e[0]).add(e[1]);
+            adj.get(e[1]).add(e[0]);
+        }
+        int d = 0;
+        for (int s = 0; s < n; s++) {
+            int[] dist = new int[n];
+            java.util.Arrays.fill(dist, -1);
+            java.util.ArrayDeque<Integer> q = new java.util.ArrayDeque<>(List.of(s));
+            dist[s] = 0;
+            while (!q.isEmpty()) {
+                int u = q.poll();
+                for (int v : adj.get(u)) {
+                    if (dist[v] < 0) {
+                        dist[v] = dist[u] + 1;
+                        d = Math.max(d, dist[v]);
+                        q.add(v);
+                    }
+                }
+            }
+        }
+        return d;
+    }
+
+    /**
+     * Starts the brokers, then the bridges, and waits until every bridge is up.
+     *
+     * @param ttl the bridges' networkTTL; 0 = the topology's diameter
+     */
+    static Federation start(Shape shape, int n, int ttl, long seed, Duration timeout) {
         Federation f = new Federation(shape, edges(shape, n, new Random(seed)));
+        f.ttl = ttl > 0 ? ttl : diameter(n, f.edges);
         try {
             for (int i = 0; i < n; i++) {
                 f.brokers.add(Broker.start(BrokerConfig.builder(shape.label() + n + "-" + i).listen("tcp://127.0.0.1:0").build()));
             }
             for (int[] e : f.edges) {
                 f.brokers.get(e[0]).addNetworkConnector("static:(" + f.brokers.get(e[1]).connectUris().get(0) + ")?duplex=true"
-                        + "&networkTTL=" + n);
+                        + "&networkTTL=" + f.ttl);
             }
             f.await("every bridge of the " + shape.label() + " of " + n + " up", timeout, () -> f.bridgesUp() == f.edges.size());
             return f;
@@ -124,6 +162,10 @@ final class Federation implements AutoCloseable {
 
     Shape shape() {
         return shape;
+    }
+
+    int ttl() {
+        return ttl;
     }
 
     int size() {

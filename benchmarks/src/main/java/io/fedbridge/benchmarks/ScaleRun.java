@@ -19,13 +19,14 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * One topology measured end to end ({@link Federation}): heap per broker; for consumers appearing on the first, a
  * middle and the last broker, the time until every other broker holds a network subscription for it (demand
- * everywhere) and, once it unsubscribes, until none does; one message per broker to a queue and to a topic, each
+ * everywhere) and, once it unsubscribes, until none does (no broker holds any network subscription); one message per broker to a queue and to a topic, each
  * delivered exactly once to the consumer (no loop, no copy); the heap of {@code remoteSubscriptions} consumers on
  * distinct queues per remote subscription; and the time for every broker to forget all demand of a broker that leaves.
  *
  * @param shape              the topology
  * @param brokers            its size
  * @param links              its bridges (duplex, one per edge)
+ * @param ttl                the bridges' networkTTL
  * @param startMillis        start of every broker and bridge, until all are up
  * @param heapPerBroker      heap after full GC, per broker with its share of the bridges, bytes
  * @param threads            live threads of this JVM with the federation up
@@ -38,7 +39,7 @@ import java.util.concurrent.locks.LockSupport;
  *                           the consumers' own cost on their broker included; bytes
  * @param leaveMillis        after the consumers' broker closes, time until no broker holds any demand
  */
-record ScaleRun(Federation.Shape shape, int brokers, int links, long startMillis, long heapPerBroker, int threads,
+record ScaleRun(Federation.Shape shape, int brokers, int links, int ttl, long startMillis, long heapPerBroker, int threads,
                 List<Double> demandMillis, List<Double> withdrawMillis, int queueDelivered, int topicDelivered, int copies,
                 double heapPerRemoteSub, int remoteSubscriptions, double leaveMillis) {
 
@@ -54,10 +55,10 @@ record ScaleRun(Federation.Shape shape, int brokers, int links, long startMillis
         return withdrawMillis.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
     }
 
-    static ScaleRun measure(Federation.Shape shape, int n, int remoteSubscriptions, long seed, Duration timeout) throws Exception {
+    static ScaleRun measure(Federation.Shape shape, int n, int ttl, int remoteSubscriptions, long seed, Duration timeout) throws Exception {
         long heap0 = Federation.settledHeap();
         long t0 = System.nanoTime();
-        try (Federation f = Federation.start(shape, n, seed, timeout)) {
+        try (Federation f = Federation.start(shape, n, ttl, seed, timeout)) {
             long startMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             long heapPerBroker = (Federation.settledHeap() - heap0) / n;
             int threads = Thread.activeCount();
@@ -75,28 +76,28 @@ record ScaleRun(Federation.Shape shape, int brokers, int links, long startMillis
                     t = System.nanoTime();
                     s.unsubscribe();
                     f.await("demand for " + queue + " withdrawn from every broker", timeout,
-                            () -> f.brokersWithConsumer(queue, origin) == 0);
+                            () -> f.brokersWithConsumer(queue, origin) == 0 && f.networkSubscriptions() == 0);
                     withdraw.add((System.nanoTime() - t) / 1e6);
                 }
             }
             int x = n / 2;
             try (StompConnection consumer = StompConnection.connect(f.broker(x).connectUris().get(0))) {
                 int[] delivered = exactlyOnce(f, consumer, x, timeout);
-                long subsBefore = f.networkSubscriptions();
+                long subsBefore = 2L * (n - 1); // the queue consumer's and the topic subscriber's
                 long heapBefore = Federation.settledHeap();
                 for (int k = 0; k < remoteSubscriptions; k++) {
                     consumer.subscribe(SubscriptionRequest.of("/queue/scale.many." + k), m -> { });
                 }
                 long expected = subsBefore + (long) remoteSubscriptions * (n - 1);
                 f.await(remoteSubscriptions + " consumers' demand on every broker", timeout.multipliedBy(4),
-                        () -> f.networkSubscriptions() >= expected);
+                        () -> f.networkSubscriptions() == expected);
                 double perSub = (Federation.settledHeap() - heapBefore) / (double) ((long) remoteSubscriptions * (n - 1));
                 long t = System.nanoTime();
                 f.leave(x);
                 f.await("every broker forgets the demand of broker " + x + " after it left", timeout,
                         () -> f.networkSubscriptions() == 0);
                 double leave = (System.nanoTime() - t) / 1e6;
-                return new ScaleRun(shape, n, f.edges().size(), startMillis, heapPerBroker, threads, demand, withdraw,
+                return new ScaleRun(shape, n, f.edges().size(), f.ttl(), startMillis, heapPerBroker, threads, demand, withdraw,
                         delivered[0], delivered[1], delivered[2], perSub, remoteSubscriptions, leave);
             }
         }
@@ -113,7 +114,6 @@ record ScaleRun(Federation.Shape shape, int brokers, int links, long startMillis
         Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
         AtomicInteger queueCount = new AtomicInteger();
         AtomicInteger topicCount = new AtomicInteger();
-        long subsBefore = f.networkSubscriptions();
         consumer.subscribe(SubscriptionRequest.of(queue), m -> {
             queueCount.incrementAndGet();
             seen.computeIfAbsent(m.bodyAsString(), k -> new AtomicInteger()).incrementAndGet();
@@ -124,7 +124,7 @@ record ScaleRun(Federation.Shape shape, int brokers, int links, long startMillis
         });
         int n = f.size();
         f.await("queue and topic demand on every broker", timeout,
-                () -> f.brokersWithoutConsumer(queue, x) == 0 && f.networkSubscriptions() >= subsBefore + 2L * (n - 1));
+                () -> f.brokersWithoutConsumer(queue, x) == 0 && f.networkSubscriptions() == 2L * (n - 1));
         List<StompConnection> producers = new ArrayList<>();
         try {
             List<CompletableFuture<Void>> receipts = new ArrayList<>();

@@ -161,7 +161,11 @@ public final class Direction implements DemandRegistry.Route {
             }
         }
         if (targetId != null) {
-            target.subscribe(SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), this::onAdvisory);
+            // On the target's I/O thread: a SUBSCRIBE or UNSUBSCRIBE to the source written from an event loop never waits
+            // for the source to drain. From a dispatch thread it did, under this Direction's lock, and a burst of
+            // advisories (a new bridge learning 10,000 consumers) filled the source's buffer while an event loop
+            // wanted the lock (forward(), bridge stats): forwarding stopped for good.
+            target.subscribeOnIoThread(SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), this::onAdvisory);
         }
     }
 
