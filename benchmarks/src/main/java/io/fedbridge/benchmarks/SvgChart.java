@@ -51,7 +51,7 @@ final class SvgChart {
                 xMax = Math.max(xMax, v);
             }
             for (double v : s.y()) {
-                yMax = Math.max(yMax, v);
+                yMax = finiteMax(yMax, v);
             }
         }
         for (Marker m : markers) {
@@ -74,6 +74,9 @@ final class SvgChart {
             Series s = series.get(i);
             StringBuilder pts = new StringBuilder();
             for (int k = 0; k < Math.min(s.x().length, s.y().length); k++) {
+                if (!Double.isFinite(s.y()[k])) {
+                    continue; // a failed or missing measurement: no point
+                }
                 pts.append(String.format(Locale.ROOT, "%.1f,%.1f ", px(s.x()[k], xTop), py(s.y()[k], yTop)));
             }
             String color = COLORS[i % COLORS.length];
@@ -81,6 +84,9 @@ final class SvgChart {
                     .append(pts.toString().trim()).append("'/>\n");
             if (s.x().length <= 12) {
                 for (int k = 0; k < Math.min(s.x().length, s.y().length); k++) {
+                    if (!Double.isFinite(s.y()[k])) {
+                        continue;
+                    }
                     b.append(String.format(Locale.ROOT, "<circle cx='%.1f' cy='%.1f' r='2.5' fill='%s'/>%n",
                             px(s.x()[k], xTop), py(s.y()[k], yTop), color));
                 }
@@ -95,7 +101,7 @@ final class SvgChart {
         double yMax = 0;
         for (Series s : series) {
             for (double v : s.y()) {
-                yMax = Math.max(yMax, v);
+                yMax = finiteMax(yMax, v);
             }
         }
         double yTop = niceTop(yMax);
@@ -105,7 +111,7 @@ final class SvgChart {
         for (int c = 0; c < categories.size(); c++) {
             double x0 = LEFT + c * slot + slot * 0.1;
             for (int i = 0; i < series.size(); i++) {
-                double v = c < series.get(i).y().length ? series.get(i).y()[c] : 0;
+                double v = c < series.get(i).y().length && Double.isFinite(series.get(i).y()[c]) ? series.get(i).y()[c] : 0;
                 double y = py(v, yTop);
                 b.append(String.format(Locale.ROOT, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>%n",
                         x0 + i * bar, y, bar * 0.92, H - BOTTOM - y, COLORS[i % COLORS.length]));
@@ -152,6 +158,11 @@ final class SvgChart {
                     esc(names.get(i))));
         }
         return b;
+    }
+
+    /** The larger of the two, ignoring a NaN or infinite {@code v} (a measurement that failed). */
+    private static double finiteMax(double max, double v) {
+        return Double.isFinite(v) ? Math.max(max, v) : max;
     }
 
     private static double px(double x, double xTop) {
