@@ -1,13 +1,11 @@
 package io.fedbridge.benchmarks;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * What a broker JVM holds at one instant: heap in use (no GC forced, so it saws between collections), open file
@@ -28,21 +26,31 @@ record ProcessSample(long heap, long fds, int threads, long disk) {
         return new ProcessSample(heap, fds, threads, dataDirectory == null ? 0 : bytesUnder(dataDirectory));
     }
 
+    /** Bytes of the regular files under {@code dir}; a file deleted while walking (a compacted journal) is skipped. */
     static long bytesUnder(Path dir) {
         if (!Files.isDirectory(dir)) {
             return 0;
         }
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).mapToLong(f -> {
-                try {
-                    return Files.size(f);
-                } catch (IOException e) {
-                    return 0; // deleted while we walked (a compacted journal file)
+        long[] sum = {0};
+        try {
+            Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
+                    if (attrs.isRegularFile()) {
+                        sum[0] += attrs.size();
+                    }
+                    return java.nio.file.FileVisitResult.CONTINUE;
                 }
-            }).sum();
-        } catch (IOException | UncheckedIOException e) {
-            return 0;
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            // the directory itself went away: what was counted stands
         }
+        return sum[0];
     }
 
     String line() {
