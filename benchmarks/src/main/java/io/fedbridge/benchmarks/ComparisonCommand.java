@@ -141,6 +141,7 @@ abstract class ComparisonCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         report.print(out);
+        out.println("charts: " + report.writeCharts(logs).toAbsolutePath());
         return report.isComplete() ? 0 : 1;
     }
 

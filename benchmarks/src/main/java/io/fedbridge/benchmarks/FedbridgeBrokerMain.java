@@ -24,9 +24,14 @@ import java.util.List;
  *   <li>{@code --tls KEYSTORE}: listen on {@code ssl://127.0.0.1:0} with that key store instead of tcp://;</li>
  *   <li>{@code --metrics}: the metrics endpoint on {@code http://127.0.0.1:0}, scraped every 5 s from this JVM (a
  *       Prometheus server's work is not on the broker's bill, but building the scrape is).</li>
+ *   <li>{@code --port N}: listen on that port instead of any free one (the soak restarts a killed broker on its port).</li>
  * </ul>
  * Commands on stdin: {@code stats} answers {@code STATS up=N bridges=N forwarded=N acked=N pending=N
- * duplicates=N networkSubscriptions=N remoteConsumers=N [upChangedMicros=T]}, summed over every bridge.
+ * duplicates=N networkSubscriptions=N remoteConsumers=N [upChangedMicros=T]}, summed over every bridge;
+ * {@code sample} answers {@code SAMPLE heap=BYTES fds=N threads=N disk=BYTES} (heap in use without a GC, open file
+ * descriptors, live threads, bytes under the data directory); {@code consumers} answers {@code CONSUMERS N}, the
+ * consumers of every queue (network subscriptions included); {@code connect URI} adds a network connector,
+ * {@code disconnect URI} removes it.
  * {@code startMicros} and {@code startedMicros} are the wall clock (µs since the epoch) just before and just after
  * {@code Broker.start}.
  */
@@ -42,6 +47,7 @@ public final class FedbridgeBrokerMain {
         boolean secure = false;
         Path keyStore = null;
         boolean metrics = false;
+        int port = 0;
         List<String> connectors = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -52,14 +58,15 @@ public final class FedbridgeBrokerMain {
                 case "--secure" -> secure = true;
                 case "--tls" -> keyStore = Path.of(args[++i]);
                 case "--metrics" -> metrics = true;
+                case "--port" -> port = Integer.parseInt(args[++i]);
                 default -> {
                     System.out.println("ERROR unknown option '" + args[i] + "'; valid: --name, --data, --network-connector,"
-                            + " --watch-bridges, --secure, --tls, --metrics");
+                            + " --watch-bridges, --secure, --tls, --metrics, --port");
                     System.exit(2);
                 }
             }
         }
-        BrokerConfig.Builder config = BrokerConfig.builder(name).listen(keyStore != null ? "ssl://127.0.0.1:0" : "tcp://127.0.0.1:0")
+        BrokerConfig.Builder config = BrokerConfig.builder(name).listen((keyStore != null ? "ssl" : "tcp") + "://127.0.0.1:" + port)
                 .dataDirectory(data);
         if (secure) {
             config.security(BenchSecurity.brokerSecurity(keyStore));
@@ -77,9 +84,21 @@ public final class FedbridgeBrokerMain {
             scrapeEvery5s(broker.extension(io.fedbridge.metrics.MetricsEndpoint.class).uri().resolve("/metrics"));
         }
         ChildProtocol.ready(broker.connectUris().get(0) + " startMicros=" + startMicros + " startedMicros=" + startedMicros);
-        ChildProtocol.serve(command -> switch (command) {
-            case "stats" -> stats(broker.bridges()) + (watcher != null ? " " + watcher.describe() : "");
-            default -> "ERROR unknown command '" + command + "'";
+        Path dataDirectory = data;
+        ChildProtocol.serve(command -> {
+            if (command.startsWith("connect ")) {
+                broker.addNetworkConnector(command.substring("connect ".length()).trim());
+                return "CONNECTED";
+            }
+            if (command.startsWith("disconnect ")) {
+                return "DISCONNECTED " + broker.removeNetworkConnector(command.substring("disconnect ".length()).trim());
+            }
+            return switch (command) {
+                case "stats" -> stats(broker.bridges()) + (watcher != null ? " " + watcher.describe() : "");
+                case "consumers" -> "CONSUMERS " + broker.queues().stream().mapToLong(q -> q.consumers()).sum();
+                case "sample" -> ProcessSample.take(dataDirectory).line();
+                default -> "ERROR unknown command '" + command + "'";
+            };
         });
         broker.close();
         System.exit(0);

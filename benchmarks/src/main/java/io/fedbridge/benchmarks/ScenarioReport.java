@@ -145,6 +145,28 @@ final class ScenarioReport {
         return l == null ? Double.NaN : Results.median(l, s -> s.get(metric));
     }
 
+    /**
+     * Writes {@code <command>.html} into {@code dir}: per scenario a bar chart of the median of each Markdown metric
+     * per target (ActiveMQ beside fedbridge), inline SVG; also each chart as {@code <command>-<scenario>.svg}.
+     */
+    java.nio.file.Path writeCharts(java.nio.file.Path dir) throws java.io.IOException {
+        List<String[]> sections = new ArrayList<>();
+        for (Scenario s : scenarios.values()) {
+            List<String> categories = s.markdown().stream().map(Metric::header).toList();
+            List<SvgChart.Series> series = new ArrayList<>();
+            for (Target t : targets) {
+                series.add(new SvgChart.Series(t.title, new double[0],
+                        s.markdown().stream().mapToDouble(m -> median(s.key(), t, m.key())).toArray()));
+            }
+            String svg = SvgChart.bars(command + ": " + s.title(), "median of " + runs + " runs", categories, series);
+            SvgChart.write(dir.resolve(command + "-" + s.key() + ".svg"), svg);
+            sections.add(new String[] {s.title(), "", svg});
+        }
+        java.nio.file.Path html = dir.resolve(command + ".html");
+        java.nio.file.Files.writeString(html, SvgChart.page("fedbridge benchmarks: " + command, sections));
+        return html;
+    }
+
     double ratio(String scenario, String metric) {
         return median(scenario, Target.FEDBRIDGE, metric) / median(scenario, Target.ACTIVEMQ, metric);
     }

@@ -15,7 +15,7 @@ import java.util.Map;
  */
 public interface BridgeFilter {
 
-    /** Whether {@code consumer} creates demand over this bridge (false: it is ignored). */
+    /** Whether {@code consumer} creates demand over this bridge (false: it is ignored). Runs on an I/O thread: never block. */
     default boolean admitsDemand(RemoteConsumer consumer) {
         return true;
     }

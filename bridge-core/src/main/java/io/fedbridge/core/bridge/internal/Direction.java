@@ -91,6 +91,13 @@ public final class Direction implements DemandRegistry.Route {
     private final PeerNames sourceNames;
     private final PeerNames targetNames;
     private final Map<String, Demand> demands = new HashMap<>();
+    /**
+     * Per origin, how many of the target's consumers carry its demand, by path. The target can hold two for a moment:
+     * when it moves an origin's demand to a better route, its SUBSCRIBE on the new route and its UNSUBSCRIBE on the
+     * old one travel on different connections, so the old consumer's "removed" may follow the new one's "added".
+     * Withdrawing on that "removed" lost the demand for good (a consumer unreachable from part of a federation).
+     */
+    private final Map<String, Map<List<String>, Integer>> advertised = new HashMap<>();
     private final Map<String, NetworkSub> subs = new HashMap<>();
     private final Map<String, NetworkSub> subByOrigin = new HashMap<>();
     private volatile boolean stopped;
@@ -154,7 +161,11 @@ public final class Direction implements DemandRegistry.Route {
             }
         }
         if (targetId != null) {
-            target.subscribe(SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), this::onAdvisory);
+            // On the target's I/O thread: a SUBSCRIBE or UNSUBSCRIBE to the source written from an event loop never waits
+            // for the source to drain. From a dispatch thread it did, under this Direction's lock, and a burst of
+            // advisories (a new bridge learning 10,000 consumers) filled the source's buffer while an event loop
+            // wanted the lock (forward(), bridge stats): forwarding stopped for good.
+            target.subscribeOnIoThread(SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), this::onAdvisory);
             DefinitionRelay.startIfGranted(source, target, label);
         }
     }
@@ -165,6 +176,7 @@ public final class Direction implements DemandRegistry.Route {
         synchronized (this) {
             origins = List.copyOf(demands.keySet());
             demands.clear();
+            advertised.clear();
         }
         for (String o : origins) {
             DemandRegistry.GLOBAL.withdraw(registryKey, o, this);
@@ -201,18 +213,12 @@ public final class Direction implements DemandRegistry.Route {
         if (origin == null || type == null) {
             return;
         }
+        List<String> path = FederationHeaders.parsePath(m.header(FederationHeaders.CONSUMER_PATH));
         if (FederationHeaders.CONSUMER_REMOVED.equals(type)) {
-            boolean known;
-            synchronized (this) {
-                known = demands.remove(origin) != null;
-            }
-            if (known) {
-                DemandRegistry.GLOBAL.withdraw(registryKey, origin, this);
-            }
+            onConsumerRemoved(origin, path);
             return;
         }
         String destination = m.header(FederationHeaders.ADVISORY_DESTINATION);
-        List<String> path = FederationHeaders.parsePath(m.header(FederationHeaders.CONSUMER_PATH));
         if (destination == null || !isWanted(destination, path)) {
             return;
         }
@@ -223,10 +229,78 @@ public final class Direction implements DemandRegistry.Route {
                 return;
             }
         }
+        boolean moved;
         synchronized (this) {
+            advertised.computeIfAbsent(origin, k -> new HashMap<>()).merge(path, 1, Integer::sum);
+            Demand known = demands.get(origin);
+            if (known != null && known.path().size() < path.size()) {
+                return; // a shorter route to the same consumer is advertised already
+            }
             demands.put(origin, d);
+            moved = known != null && !known.path().equals(path);
         }
         DemandRegistry.GLOBAL.offer(registryKey, origin, this, path.size());
+        if (moved) {
+            resubscribe(origin);
+        }
+    }
+
+    /**
+     * {@code originId}'s demand now comes by another path: if this direction carries it, subscribe with the new path
+     * before leaving the subscription with the old one. The path travels on in the source's advisories, so a stale,
+     * longer one would make brokers a TTL away drop the demand; and subscribing first means the source never
+     * advertises the origin as gone in between.
+     */
+    private synchronized void resubscribe(String originId) {
+        NetworkSub old = subByOrigin.get(originId);
+        Demand d = demands.get(originId);
+        if (stopped || old == null || d == null || old.path.equals(d.path())) {
+            return;
+        }
+        subByOrigin.remove(originId);
+        old.members.remove(originId);
+        if (old.members.isEmpty()) {
+            old.draining = true;
+        }
+        activate(originId);
+        if (old.draining && old.inflight == 0 && !old.unsubscribed) {
+            unsubscribe(old);
+        }
+    }
+
+    /** The target lost one consumer carrying {@code origin}'s demand: withdraw it only if that was the last one. */
+    private void onConsumerRemoved(String origin, List<String> path) {
+        Demand next = null;
+        synchronized (this) {
+            Map<List<String>, Integer> byPath = advertised.get(origin);
+            if (byPath != null) {
+                byPath.computeIfPresent(path, (k, n) -> n > 1 ? n - 1 : null);
+                if (byPath.isEmpty()) {
+                    advertised.remove(origin);
+                    byPath = null;
+                }
+            }
+            Demand known = demands.get(origin);
+            if (known == null) {
+                return;
+            }
+            if (byPath != null) {
+                if (byPath.containsKey(known.path())) {
+                    return;
+                }
+                List<String> shortest = byPath.keySet().stream().min(java.util.Comparator.comparingInt(List::size)).orElseThrow();
+                next = new Demand(origin, known.destination(), known.selector(), shortest);
+                demands.put(origin, next);
+            } else {
+                demands.remove(origin);
+            }
+        }
+        if (next != null) {
+            DemandRegistry.GLOBAL.offer(registryKey, origin, this, next.path().size());
+            resubscribe(origin);
+        } else {
+            DemandRegistry.GLOBAL.withdraw(registryKey, origin, this);
+        }
     }
 
     /** Loop, TTL and include/exclude checks on a remote consumer's demand. */
