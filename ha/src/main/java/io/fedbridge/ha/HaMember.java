@@ -416,9 +416,14 @@ public final class HaMember implements AutoCloseable {
         }
         promotedAtMillis = System.currentTimeMillis();
         timeouts = thread.scheduleWithFixedDelay(() -> {
-            h.checkTimeouts();
-            state(); // recovering -> active
-            announce();
+            try {
+                h.checkTimeouts();
+                state(); // recovering -> active
+                announce();
+            } catch (RuntimeException e) {
+                // A periodic task that throws is never run again: the backup timeout must keep working.
+                LOG.warn("HA member {}: periodic check failed: {}", config.name(), e.toString(), e);
+            }
         }, 100, 100, TimeUnit.MILLISECONDS);
         announced = "";
         announce();
