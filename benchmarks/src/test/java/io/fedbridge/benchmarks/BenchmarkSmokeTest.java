@@ -54,6 +54,10 @@ class BenchmarkSmokeTest {
 
     /** Runs one of the fedbridge-vs-ActiveMQ commands and checks its report: complete, one run per scenario and target. */
     private void runComparison(String command, List<String> scenarios, String... options) {
+        runComparison(command, scenarios, List.of("fedbridge", "activemq"), options);
+    }
+
+    private void runComparison(String command, List<String> scenarios, List<String> targets, String... options) {
         CommandLine cl = new CommandLine(new BenchmarkMain());
         StringWriter out = new StringWriter();
         cl.setOut(new PrintWriter(out));
@@ -68,7 +72,8 @@ class BenchmarkSmokeTest {
         String printed = out.toString();
         assertThat(report.failures()).as("failures, printed:%n%s", printed).isEmpty();
         for (String scenario : scenarios) {
-            assertThat(report.samples(scenario)).as(scenario).containsOnlyKeys("fedbridge", "activemq")
+            assertThat(report.samples(scenario)).as(scenario).containsOnlyKeys(scenario.equals("throughput") ? targets
+                            : targets.stream().filter(t -> !t.equals("relay")).toList())
                     .allSatisfy((target, runs) -> assertThat(runs).as(scenario + " on " + target).singleElement()
                             .satisfies(r -> assertThat(r.received()).isEqualTo(r.expected())));
         }
@@ -87,6 +92,13 @@ class BenchmarkSmokeTest {
         runComparison("bridge", List.of("throughput", "persistent", "latency", "latency-persistent", "chain"), "--messages", "2000",
                 "--persistent-messages", "500", "--rate", "200", "--latency-seconds", "1", "--preroll-seconds", "0",
                 "--latency-warmup-seconds", "1");
+    }
+
+    @Test
+    void shouldForwardEveryMessageFromAPerFrameClientAckingEachOneAndMeasureTheRelayCeilingToo() {
+        runComparison("bridge", List.of("throughput", "persistent"), List.of("fedbridge", "activemq", "relay"), "--messages", "2000",
+                "--persistent-messages", "500", "--scenarios", "throughput,persistent", "--client-mode", "per-frame", "--ack",
+                "client-individual", "--targets", "fedbridge,activemq,relay");
     }
 
     @Test
