@@ -55,9 +55,10 @@ interface LoadConnection extends AutoCloseable {
 
     /**
      * Subscribes with {@code ack} and {@code prefetch} (sent as {@code prefetch-size} and {@code activemq.prefetchSize});
-     * the listener runs on the connection's reading thread.
+     * the listener runs on the connection's reading thread. Returns what unsubscribes (and waits until the broker
+     * confirmed it).
      */
-    void subscribe(String destination, AckMode ack, int prefetch, Listener listener);
+    Runnable subscribe(String destination, AckMode ack, int prefetch, Listener listener);
 
     /** The CONNECTED frame's {@code server} header. */
     String server();
@@ -89,12 +90,12 @@ interface LoadConnection extends AutoCloseable {
         }
 
         @Override
-        public void subscribe(String destination, AckMode ack, int prefetch, Listener listener) {
+        public Runnable subscribe(String destination, AckMode ack, int prefetch, Listener listener) {
             SubscriptionRequest req = SubscriptionRequest.builder(destination).ackMode(ack).prefetch(prefetch)
                     .header("activemq.prefetchSize", Integer.toString(prefetch)).build();
             // The listener only counts and timestamps, so it runs on the I/O thread: the client adds no thread
             // hand-over of its own to what is measured (the same for every target).
-            c.subscribeOnIoThread(req, m -> listener.onMessage(m.body(), m::ack));
+            return c.subscribeOnIoThread(req, m -> listener.onMessage(m.body(), m::ack))::unsubscribe;
         }
 
         @Override

@@ -102,19 +102,28 @@ final class PerFrameConnection implements LoadConnection {
     }
 
     @Override
-    public void subscribe(String destination, AckMode ack, int prefetch, Listener listener) {
+    public Runnable subscribe(String destination, AckMode ack, int prefetch, Listener listener) {
         String id = "sub-" + ids.incrementAndGet();
         subscriptions.put(id, new Subscriber(ack != AckMode.AUTO, listener));
-        String r = "sub-receipt-" + id;
+        request("SUBSCRIBE to " + destination, new StringBuilder("SUBSCRIBE\nid:").append(id).append("\ndestination:")
+                .append(destination).append("\nack:").append(ack.wireValue()).append("\nprefetch-size:").append(prefetch)
+                .append("\nactivemq.prefetchSize:").append(prefetch).append('\n'));
+        return () -> {
+            request("UNSUBSCRIBE of " + destination, new StringBuilder("UNSUBSCRIBE\nid:").append(id).append('\n'));
+            subscriptions.remove(id);
+        };
+    }
+
+    /** Writes a frame ({@code head} without its blank line) with a receipt and waits for it. */
+    private void request(String what, StringBuilder head) {
+        String r = "r-" + ids.incrementAndGet();
         CompletableFuture<Void> f = new CompletableFuture<>();
         receipts.put(r, f);
-        write(frame(new StringBuilder("SUBSCRIBE\nid:").append(id).append("\ndestination:").append(destination).append("\nack:")
-                .append(ack.wireValue()).append("\nprefetch-size:").append(prefetch).append("\nactivemq.prefetchSize:")
-                .append(prefetch).append("\nreceipt:").append(r).append("\n\n"), EMPTY));
+        write(frame(head.append("receipt:").append(r).append("\n\n"), EMPTY));
         try {
             f.get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new BenchmarkException("SUBSCRIBE to " + destination + " not receipted: " + e, e);
+            throw new BenchmarkException(what + " not receipted: " + e, e);
         }
     }
 

@@ -23,6 +23,15 @@ class BenchmarkSmokeTest {
 
     @Test
     void shouldDeliverEveryMessageOnEveryTargetAndPrintTheReport() {
+        runThroughput("batched");
+    }
+
+    @Test
+    void shouldDeliverEveryMessageOfAPerFrameClientOnEveryTargetAndPrintTheReport() {
+        runThroughput("per-frame");
+    }
+
+    private void runThroughput(String clientMode) {
         BenchmarkMain main = new BenchmarkMain();
         CommandLine cl = new CommandLine(main);
         StringWriter out = new StringWriter();
@@ -30,8 +39,8 @@ class BenchmarkSmokeTest {
 
         int code = cl.execute("throughput", "--runs", "1", "--messages", "2000", "--warmup-messages", "500",
                 "--warmup-seconds", "1", "--rate", "200", "--latency-seconds", "1", "--preroll-seconds", "0",
-                "--stall-seconds", "20", "--retries", "0", "--targets", "fedbridge,relay,activemq",
-                "--jvm-args=-Xms64m -Xmx256m -XX:TieredStopAtLevel=1", "--log-dir", logs.toString());
+                "--stall-seconds", "20", "--retries", "0", "--targets", "fedbridge,relay,activemq", "--client-mode", clientMode,
+                "--jvm-args=-Xms64m -Xmx256m -XX:TieredStopAtLevel=1", "--log-dir", logs.resolve(clientMode).toString());
 
         ThroughputCommand cmd = cl.getSubcommands().get("throughput").getCommand();
         Report report = cmd.report();

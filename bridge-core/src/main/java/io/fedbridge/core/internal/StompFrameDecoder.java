@@ -165,10 +165,14 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
             }
             String known = HeaderNames.lookup(in, start, colon - start); // no escapes in it: the same either way
             String name = known != null ? known : in.toString(start, colon - start, StandardCharsets.UTF_8);
-            String value = value(known, in, colon + 1, start + len - colon - 1);
+            int valueLength = start + len - colon - 1;
+            boolean escaped = !command.isConnectFrame() && in.indexOf(colon + 1, start + len, (byte) '\\') >= 0;
+            String value = escaped ? unescapeAscii(in, colon + 1, valueLength) : value(known, in, colon + 1, valueLength);
+            if (value == NOT_ASCII) {
+                value = unescape(in.toString(colon + 1, valueLength, StandardCharsets.UTF_8));
+            }
             if (!command.isConnectFrame()) {
                 name = known != null ? known : unescape(name);
-                value = unescape(value); // the same string when it has no escapes (every cached value)
                 if (name == null || value == null) {
                     failInHeaders(out, command + " frame has an invalid escape sequence in header line '"
                             + truncate(in.toString(start, len, StandardCharsets.UTF_8)) + "' (valid: \\\\ \\n \\r \\c)");
@@ -182,6 +186,44 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
             headers.add(name, value);
             in.readerIndex(eol + 1);
         }
+    }
+
+    /** {@link #unescapeAscii}: the value is not plain ASCII, take the general path. */
+    private static final String NOT_ASCII = new String("not ascii");
+    private byte[] scratch = new byte[256];
+
+    /**
+     * An ASCII header value with escapes, unescaped straight from the bytes into one string (a federation id, origin
+     * {@code :} sequence, crosses every hop as {@code \c}); null if an escape is invalid, {@link #NOT_ASCII} for a byte
+     * over 0x7f.
+     */
+    private String unescapeAscii(ByteBuf in, int from, int len) {
+        if (scratch.length < len) {
+            scratch = new byte[Math.max(len, 2 * scratch.length)];
+        }
+        int n = 0;
+        for (int i = from, end = from + len; i < end; i++) {
+            byte b = in.getByte(i);
+            if (b < 0) {
+                return NOT_ASCII;
+            }
+            if (b == '\\') {
+                if (++i == end) {
+                    return null;
+                }
+                switch (in.getByte(i)) {
+                    case 'n' -> b = '\n';
+                    case 'r' -> b = '\r';
+                    case 'c' -> b = ':';
+                    case '\\' -> b = '\\';
+                    default -> {
+                        return null;
+                    }
+                }
+            }
+            scratch[n++] = b;
+        }
+        return new String(scratch, 0, n, StandardCharsets.ISO_8859_1);
     }
 
     /** The header value at {@code from}: the cached string of {@code known} if its bytes spell it. */

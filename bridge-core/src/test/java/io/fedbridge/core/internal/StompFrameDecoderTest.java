@@ -675,6 +675,15 @@ class StompFrameDecoderTest {
         }
 
         @Test
+        void shouldUnescapeAsciiAndNonAsciiValuesAlike() {
+            StompFrame ascii = single(feed("SEND\nfedbridge-id:A\\cb\\\\c\\n\n\n\0"));
+            StompFrame other = single(feed("SEND\nfedbridge-id:\u00e9\\c1\n\n\0"));
+
+            assertThat(ascii.header("fedbridge-id")).isEqualTo("A:b\\c\n");
+            assertThat(other.header("fedbridge-id")).isEqualTo("\u00e9:1");
+        }
+
+        @Test
         void shouldKeepValuesOfEveryConnectionApart() {
             single(feed("SEND\ndestination:/queue/a\n\n\0"));
             EmbeddedChannel other = new EmbeddedChannel(new StompFrameDecoder(FrameLimits.ofDefaults()));
