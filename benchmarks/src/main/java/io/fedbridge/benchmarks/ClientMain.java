@@ -3,7 +3,6 @@ package io.fedbridge.benchmarks;
 import io.fedbridge.core.AckMode;
 import io.fedbridge.core.ClientConfig;
 import io.fedbridge.core.Message;
-import io.fedbridge.core.ReceivedMessage;
 import io.fedbridge.core.StompConnection;
 import io.fedbridge.core.Subscription;
 import io.fedbridge.core.SubscriptionRequest;
@@ -20,11 +19,12 @@ import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
- * Child JVM: the load generator. One producer connection and one consumer connection, both fedbridge's own
- * {@link StompConnection} whatever the target, so every target is driven by identical client code. Producer
+ * Child JVM: the load generator. One producer connection and one consumer connection, the same client code whatever
+ * the target: fedbridge's own {@link StompConnection} (MODE {@code batched}) or {@link PerFrameConnection}, one
+ * write per frame ({@code per-frame}, heart-beats off). Producer
  * and consumer share this JVM, so send timestamps ({@link System#nanoTime()}) are comparable.
  *
- * <p>Arguments: {@code URI SIZE ACK PREFETCH HEARTBEAT_MS STALL_SECONDS}. Connects, prints {@code READY}, then
+ * <p>Arguments: {@code URI SIZE ACK PREFETCH HEARTBEAT_MS STALL_SECONDS MODE}. Connects, prints {@code READY}, then
  * executes commands read from stdin, answering each with one {@code RESULT key=value …} line (or {@code ERROR …}):
  * <ul>
  *   <li>{@code throughput N}: the consumer subscribes; the producer sends N−1 messages without receipt and the
@@ -51,14 +51,19 @@ public final class ClientMain {
     private final int prefetch;
     private final Duration heartBeat;
     private final Duration stallTimeout;
+    private final LoadConnection.Mode mode;
     private StompConnection producer;
     private StompConnection consumer;
+    /** The connections of the per-frame mode, instead of the two above. */
+    private LoadConnection perFrameProducer;
+    private LoadConnection perFrameConsumer;
     private int runNumber;
     /** Messages received in the current run, watched for progress; null between runs. */
     private volatile AtomicLong watched;
     private volatile String watchedRun = "";
 
-    private ClientMain(String uri, int size, AckMode ackMode, int prefetch, Duration heartBeat, Duration stallTimeout) {
+    private ClientMain(String uri, int size, AckMode ackMode, int prefetch, Duration heartBeat, Duration stallTimeout,
+                       LoadConnection.Mode mode) {
         if (size < HEADER_BYTES) {
             throw new IllegalArgumentException("size must be at least " + HEADER_BYTES + " bytes, but was " + size);
         }
@@ -68,15 +73,17 @@ public final class ClientMain {
         this.prefetch = prefetch;
         this.heartBeat = heartBeat;
         this.stallTimeout = stallTimeout;
+        this.mode = mode;
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.out.println("ERROR usage: ClientMain URI SIZE ACK PREFETCH HEARTBEAT_MS STALL_SECONDS");
+        if (args.length != 7) {
+            System.out.println("ERROR usage: ClientMain URI SIZE ACK PREFETCH HEARTBEAT_MS STALL_SECONDS MODE");
             System.exit(2);
         }
         ClientMain client = new ClientMain(args[0], Integer.parseInt(args[1]), AckMode.fromWire(args[2]),
-                Integer.parseInt(args[3]), Duration.ofMillis(Long.parseLong(args[4])), Duration.ofSeconds(Long.parseLong(args[5])));
+                Integer.parseInt(args[3]), Duration.ofMillis(Long.parseLong(args[4])), Duration.ofSeconds(Long.parseLong(args[5])),
+                LoadConnection.Mode.of(args[6]));
         int code = client.run();
         System.exit(code);
     }
@@ -118,13 +125,18 @@ public final class ClientMain {
     }
 
     private int run() throws Exception {
-        ClientConfig config = ClientConfig.builder(uri).heartBeats(heartBeat).build();
         startWatchdog();
-        consumer = StompConnection.connect(config);
-        producer = StompConnection.connect(config);
+        if (mode == LoadConnection.Mode.PER_FRAME) {
+            perFrameConsumer = PerFrameConnection.connect(uri);
+            perFrameProducer = PerFrameConnection.connect(uri);
+        } else {
+            ClientConfig config = ClientConfig.builder(uri).heartBeats(heartBeat).build();
+            consumer = StompConnection.connect(config);
+            producer = StompConnection.connect(config);
+        }
         try {
-            System.out.println("READY " + uri + " server=" + consumer.connectedHeaders().get("server", "?")
-                    + " version=" + consumer.version());
+            System.out.println("READY " + uri + " server=" + (consumer != null ? consumer.connectedHeaders().get("server", "?")
+                    : perFrameConsumer.server()) + " version=" + (consumer != null ? consumer.version() : "1.2") + " mode=" + mode.key());
             System.out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             String line;
@@ -146,8 +158,9 @@ public final class ClientMain {
             }
             return 0;
         } finally {
-            closeQuietly(producer);
-            closeQuietly(consumer);
+            for (AutoCloseable c : new AutoCloseable[] {producer, consumer, perFrameProducer, perFrameConsumer}) {
+                closeQuietly(c);
+            }
         }
     }
 
@@ -156,10 +169,13 @@ public final class ClientMain {
         System.out.flush();
     }
 
-    private static void closeQuietly(StompConnection c) {
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
         try {
             c.close();
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             System.err.println("close failed: " + e);
         }
     }
@@ -172,16 +188,23 @@ public final class ClientMain {
         }
         int run = ++runNumber;
         Counter counter = new Counter(run, messages);
-        Subscription sub = subscribe(counter::onMessage);
+        Runnable unsubscribe = subscribe(counter::onMessage);
         watch("throughput run " + run + " (" + messages + " messages)", counter.received);
         try {
             byte[] body = body(run, (byte) 0, 0);
             Message m = Message.builder(QUEUE).body(body).persistent(false).build();
             long start = System.nanoTime();
-            for (int i = 1; i < messages; i++) {
-                producer.sendWithoutReceipt(m);
+            if (producer != null) {
+                for (int i = 1; i < messages; i++) {
+                    producer.sendWithoutReceipt(m);
+                }
+                producer.send(m).get(5, TimeUnit.MINUTES);
+            } else {
+                for (int i = 1; i < messages; i++) {
+                    perFrameProducer.sendWithoutReceipt(QUEUE, body, false);
+                }
+                perFrameProducer.send(QUEUE, body, false).get(5, TimeUnit.MINUTES);
             }
-            producer.send(m).get(5, TimeUnit.MINUTES);
             long fenced = System.nanoTime();
             boolean all = counter.done.await(timeoutSeconds(messages), TimeUnit.SECONDS);
             long end = all ? counter.lastNanos : System.nanoTime();
@@ -191,7 +214,7 @@ public final class ClientMain {
             throw new IllegalStateException("no receipt for the fence of run " + run + ": " + e, e);
         } finally {
             watched = null;
-            sub.unsubscribe();
+            unsubscribe.run();
         }
     }
 
@@ -213,14 +236,13 @@ public final class ClientMain {
             this.expected = expected;
         }
 
-        void onMessage(ReceivedMessage m) {
-            byte[] b = m.body();
+        void onMessage(byte[] b, Runnable ack) {
             if (b.length < HEADER_BYTES || ByteBuffer.wrap(b).getInt(9) != run) {
                 stray.incrementAndGet();
-                m.ack();
+                ack.run();
                 return;
             }
-            m.ack();
+            ack.run();
             if (received.incrementAndGet() == expected) {
                 lastNanos = System.nanoTime();
                 done.countDown();
@@ -239,7 +261,7 @@ public final class ClientMain {
         long preroll = (long) rate * prerollSeconds;
         long measured = (long) rate * seconds;
         Recorder rec = new Recorder(run, preroll + measured);
-        Subscription sub = subscribe(rec::onMessage);
+        Runnable unsubscribe = subscribe(rec::onMessage);
         watch("latency run " + run + " (" + rate + " msg/s)", rec.received);
         try {
             long interval = 1_000_000_000L / rate;
@@ -256,8 +278,12 @@ public final class ClientMain {
                     lateSends++;
                 }
                 byte phase = i < preroll ? (byte) 0 : (byte) 1;
-                producer.sendWithoutReceipt(Message.builder(QUEUE).body(body(run, phase, System.nanoTime()))
-                        .persistent(false).build());
+                if (producer != null) {
+                    producer.sendWithoutReceipt(Message.builder(QUEUE).body(body(run, phase, System.nanoTime()))
+                            .persistent(false).build());
+                } else {
+                    perFrameProducer.sendWithoutReceipt(QUEUE, body(run, phase, System.nanoTime()), false);
+                }
                 sent++;
             }
             long sendEnd = System.nanoTime();
@@ -274,7 +300,7 @@ public final class ClientMain {
             }
         } finally {
             watched = null;
-            sub.unsubscribe();
+            unsubscribe.run();
         }
     }
 
@@ -292,13 +318,12 @@ public final class ClientMain {
             this.expected = expected;
         }
 
-        void onMessage(ReceivedMessage m) {
+        void onMessage(byte[] b, Runnable ack) {
             long now = System.nanoTime();
-            byte[] b = m.body();
             ByteBuffer buf = ByteBuffer.wrap(b);
             if (b.length < HEADER_BYTES || buf.getInt(9) != run) {
                 stray.incrementAndGet();
-                m.ack();
+                ack.run();
                 return;
             }
             if (b[8] == 1) {
@@ -306,7 +331,7 @@ public final class ClientMain {
                     histogram.recordValue(Math.min(now - buf.getLong(0), histogram.getHighestTrackableValue()));
                 }
             }
-            m.ack();
+            ack.run();
             if (received.incrementAndGet() == expected) {
                 done.countDown();
             }
@@ -315,10 +340,15 @@ public final class ClientMain {
 
     // ---------------------------------------------------------------- shared
 
-    private Subscription subscribe(io.fedbridge.core.MessageListener listener) {
+    /** Subscribes; returns what unsubscribes. Batched: the listener runs on the connection's dispatch thread, as before. */
+    private Runnable subscribe(LoadConnection.Listener listener) {
+        if (consumer == null) {
+            return perFrameConsumer.subscribe(QUEUE, ackMode, prefetch, listener);
+        }
         SubscriptionRequest req = SubscriptionRequest.builder(QUEUE).ackMode(ackMode).prefetch(prefetch)
                 .header("activemq.prefetchSize", Integer.toString(prefetch)).build();
-        return consumer.subscribeAndWait(req, listener, Duration.ofSeconds(30));
+        Subscription sub = consumer.subscribeAndWait(req, m -> listener.onMessage(m.body(), m::ack), Duration.ofSeconds(30));
+        return sub::unsubscribe;
     }
 
     private byte[] body(int run, byte phase, long nanos) {

@@ -48,6 +48,14 @@ abstract class ComparisonCommand implements Callable<Integer> {
     @Option(names = "--prefetch", description = "Consumer prefetch, sent as prefetch-size and activemq.prefetchSize (default ${DEFAULT-VALUE}).")
     int prefetch = 1000;
 
+    @Option(names = "--client-mode", description = {"How the load client writes (default ${DEFAULT-VALUE}): batched = fedbridge's",
+            "StompConnection, a burst of frames per flush; per-frame = a blocking socket, one write and flush per frame",
+            "(SEND, ACK), as stomp.py, stomp.js, Spring's STOMP client and one-at-a-time JMS producers do."})
+    String clientMode = "batched";
+
+    @Option(names = "--ack", description = "Consumer ack mode: auto or client-individual, one ACK frame per message (default ${DEFAULT-VALUE}).")
+    String ack = "auto";
+
     @Option(names = "--targets", split = ",", description = "Any of fedbridge, fedbridge-secured, fedbridge-tls, fedbridge-metrics (bridge only),"
             + " activemq (default ${DEFAULT-VALUE}).")
     List<String> targets = List.of("fedbridge", "activemq");
@@ -108,6 +116,11 @@ abstract class ComparisonCommand implements Callable<Integer> {
     /** The command's name, as in its {@code @Command}. */
     protected abstract String name();
 
+    /** Whether the relay ceiling may be a target (a single hop, non-persistent, no acks). */
+    protected boolean allowsRelay() {
+        return false;
+    }
+
     /** Extra option checks; throw a {@link CommandLine.ParameterException}. */
     protected abstract void validateOptions();
 
@@ -166,7 +179,16 @@ abstract class ComparisonCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "runs, prefetch and stall-seconds must be >= 1, warmup-seconds, retries"
                     + " and max-other-cores >= 0, size >= 16");
         }
-        if (ts.contains(Target.RELAY)) {
+        try {
+            LoadConnection.Mode.of(clientMode);
+            io.fedbridge.core.AckMode a = io.fedbridge.core.AckMode.fromWire(ack);
+            if (a == io.fedbridge.core.AckMode.CLIENT) {
+                throw new IllegalArgumentException("ack must be auto or client-individual, but was " + ack);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        if (ts.contains(Target.RELAY) && !allowsRelay()) {
             throw new CommandLine.ParameterException(cl, "targets must be fedbridge and/or activemq (the relay has no store"
                     + " and no bridges), but was " + targets);
         }
@@ -186,6 +208,10 @@ abstract class ComparisonCommand implements Callable<Integer> {
                 + MachineLoad.loadAverage());
         report.setup("child JVMs", String.join(" ", jvm) + (jfr ? "  (+ JFR profiling, see logs)" : "")
                 + "; every broker and the load generator in its own JVM");
+        report.setup("client", "load client mode " + LoadConnection.Mode.of(clientMode).key() + " (--client-mode), consumers ack="
+                + ack + (LoadConnection.Mode.of(clientMode) == LoadConnection.Mode.PER_FRAME
+                ? "; per-frame: blocking sockets, one write(2) per frame, no batching across frames" : "; batched: fedbridge's"
+                + " StompConnection, one flush per burst of frames"));
         report.setup("targets", String.join(", ", ts.stream().map(t -> t.title).toList()));
         report.setup("runs", runs + " per scenario and target, interleaved across targets; warm-up " + warmupSeconds + "-"
                 + 2 * warmupSeconds + " s per target and topology");
@@ -365,7 +391,8 @@ abstract class ComparisonCommand implements Callable<Integer> {
     /** The load generator of {@code t}: producers on one broker, SUBSCRIBERS consumers on another. */
     protected ChildJvm startClient(Target t, String producerUri, String consumerUri, String destination, int subscribers) {
         ChildJvm c = startChild(t, "client", LoadClientMain.class, List.of(producerUri, consumerUri, destination,
-                Integer.toString(subscribers), Integer.toString(size), Integer.toString(prefetch), Integer.toString(stallSeconds)));
+                Integer.toString(subscribers), Integer.toString(size), Integer.toString(prefetch), Integer.toString(stallSeconds),
+                LoadConnection.Mode.of(clientMode).key(), ack));
         try {
             c.awaitLine("READY ", Duration.ofSeconds(90));
         } catch (BenchmarkException e) {

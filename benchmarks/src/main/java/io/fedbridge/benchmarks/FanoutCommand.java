@@ -56,7 +56,7 @@ public final class FanoutCommand extends ComparisonCommand {
     @Override
     protected void describe(List<Target> ts) {
         report.setup("message", size + "-byte body, non-persistent, topic " + TOPIC + ", producer connection on A, " + subscribers
-                + " subscriber connections on B (ack=auto, prefetch " + prefetch + ", no selector); fedbridge's StompConnection");
+                + " subscriber connections on B (ack=" + ack + ", prefetch " + prefetch + ", no selector); the same client for every target (see client)");
         report.setup("fedbridge", "brokers on tcp://127.0.0.1:0, no data directory, A with networkConnector"
                 + " static:(tcp://127.0.0.1:PORT_B), defaults (conduitSubscriptions=true)");
         report.setup("ActiveMQ", Target.ACTIVEMQ.title + " embedded, non-persistent, STOMP " + ActiveMqBrokerMain.CONNECTOR

@@ -1,16 +1,13 @@
 package io.fedbridge.benchmarks;
 
 import io.fedbridge.core.AckMode;
-import io.fedbridge.core.ClientConfig;
-import io.fedbridge.core.Message;
-import io.fedbridge.core.ReceivedMessage;
 import io.fedbridge.core.StompConnection;
-import io.fedbridge.core.SubscriptionRequest;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,13 +23,16 @@ import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
- * Child JVM: the load generator of the {@code persistent}, {@code bridge} and {@code fanout} benchmarks, fedbridge's
- * own {@link StompConnection} whatever the target. Producers connect to one broker, consumers to another (or the
+ * Child JVM: the load generator of the {@code persistent}, {@code bridge} and {@code fanout} benchmarks, the same
+ * client code whatever the target: fedbridge's own {@link StompConnection} or a per-frame blocking client
+ * ({@link LoadConnection.Mode}). Producers connect to one broker, consumers to another (or the
  * same one): over a bridge, producer → A → B → consumers. Producers and consumers share this JVM, so send
  * timestamps ({@link System#nanoTime()}) are comparable.
  *
- * <p>Arguments: {@code PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS}. Opens one
- * producer connection and SUBSCRIBERS consumer connections, each with one {@code ack:auto} subscription to
+ * <p>Arguments: {@code PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS MODE ACK}. MODE is
+ * {@code batched} or {@code per-frame} ({@link LoadConnection.Mode}), ACK the subscriptions' ack mode ({@code auto} or
+ * {@code client-individual}: one ACK frame per message). Opens one
+ * producer connection and SUBSCRIBERS consumer connections, each with one subscription to
  * DESTINATION that stays for the life of the JVM (so a bridge's demand does not come and go between runs), prints
  * {@code READY}, then executes commands read from stdin, answering each with one {@code RESULT …} line (or
  * {@code ERROR …}). PERSISTENT is {@code true} or {@code false}, the messages' {@code persistent} header.
@@ -73,8 +73,10 @@ public final class LoadClientMain {
     private final int size;
     private final int prefetch;
     private final Duration stallTimeout;
-    private final List<StompConnection> producers = new ArrayList<>();
-    private final List<StompConnection> consumers = new ArrayList<>();
+    private final LoadConnection.Mode mode;
+    private final AckMode ack;
+    private final List<LoadConnection> producers = new ArrayList<>();
+    private final List<LoadConnection> consumers = new ArrayList<>();
     private final AtomicLong strayBetweenRuns = new AtomicLong();
     private volatile Run current;
     private int runNumber;
@@ -87,6 +89,8 @@ public final class LoadClientMain {
         this.size = Integer.parseInt(a[4]);
         this.prefetch = Integer.parseInt(a[5]);
         this.stallTimeout = Duration.ofSeconds(Long.parseLong(a[6]));
+        this.mode = LoadConnection.Mode.of(a[7]);
+        this.ack = AckMode.fromWire(a[8]);
         if (size < HEADER_BYTES || subscribers < 1) {
             throw new IllegalArgumentException("size must be >= " + HEADER_BYTES + " and subscribers >= 1, but were "
                     + size + " and " + subscribers);
@@ -94,8 +98,9 @@ public final class LoadClientMain {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 7) {
-            System.out.println("ERROR usage: LoadClientMain PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS");
+        if (args.length != 9) {
+            System.out.println("ERROR usage: LoadClientMain PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS"
+                    + " MODE ACK");
             System.exit(2);
         }
         System.exit(new LoadClientMain(args).run());
@@ -106,18 +111,14 @@ public final class LoadClientMain {
         try {
             producer(0);
             for (int i = 0; i < subscribers; i++) {
-                StompConnection c = StompConnection.connect(config(consumerUri));
+                LoadConnection c = LoadConnection.connect(mode, consumerUri);
                 consumers.add(c);
                 int index = i;
-                SubscriptionRequest req = SubscriptionRequest.builder(destination).ackMode(AckMode.AUTO).prefetch(prefetch)
-                        .header("activemq.prefetchSize", Integer.toString(prefetch)).build();
-                // The listener only counts and timestamps, so it runs on the I/O thread: the client adds no thread
-                // hand-over of its own to what is measured (the same for every target). The 'ready' probe, not a
-                // receipt, tells when the subscription is in place.
-                c.subscribeOnIoThread(req, m -> onMessage(index, m));
+                // The 'ready' probe, not a receipt, tells when the subscription is in place.
+                c.subscribe(destination, ack, prefetch, (body, ackIt) -> onMessage(index, body, ackIt));
             }
             answer("READY producer=" + producerUri + " consumer=" + consumerUri + " server="
-                    + consumers.get(0).connectedHeaders().get("server", "?") + " subscribers=" + subscribers);
+                    + consumers.get(0).server() + " subscribers=" + subscribers + " mode=" + mode.key() + " ack=" + ack.wireValue());
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             String line;
             while ((line = in.readLine()) != null) {
@@ -145,36 +146,31 @@ public final class LoadClientMain {
             }
             return 0;
         } finally {
-            for (StompConnection c : producers) {
+            for (LoadConnection c : producers) {
                 closeQuietly(c);
             }
-            for (StompConnection c : consumers) {
+            for (LoadConnection c : consumers) {
                 closeQuietly(c);
             }
         }
     }
 
-    private static ClientConfig config(String uri) {
-        // fromUri: a secured target's URI carries the login and trust store (BenchSecurity).
-        return ClientConfig.fromUri(uri).toBuilder().heartBeats(Duration.ZERO).build();
-    }
-
-    private StompConnection producer(int i) {
+    private LoadConnection producer(int i) {
         while (producers.size() <= i) {
-            producers.add(StompConnection.connect(config(producerUri)));
+            producers.add(LoadConnection.connect(mode, producerUri));
         }
         return producers.get(i);
     }
 
-    private void onMessage(int subscriber, ReceivedMessage m) {
+    private void onMessage(int subscriber, byte[] body, Runnable ackIt) {
         long now = System.nanoTime();
         Run r = current;
-        if (r == null || !r.onMessage(subscriber, m.body(), now)) {
+        if (r == null || !r.onMessage(subscriber, body, now)) {
             if (r == null) {
                 strayBetweenRuns.incrementAndGet();
             }
         }
-        m.ack();
+        ackIt.run();
     }
 
     /** Ends this JVM with an {@code ERROR} line when a run receives nothing for the stall timeout. */
@@ -212,7 +208,7 @@ public final class LoadClientMain {
         System.out.flush();
     }
 
-    private static void closeQuietly(StompConnection c) {
+    private static void closeQuietly(LoadConnection c) {
         try {
             c.close();
         } catch (RuntimeException e) {
@@ -228,7 +224,7 @@ public final class LoadClientMain {
         long deadline = start + TimeUnit.SECONDS.toNanos(seconds);
         int probes = 0;
         while (System.nanoTime() < deadline) {
-            producer(0).sendWithoutReceipt(message(body(r.number, (byte) 0, System.nanoTime()), false));
+            producer(0).sendWithoutReceipt(destination, body(r.number, (byte) 0, System.nanoTime()), false);
             probes++;
             if (r.done.await(100, TimeUnit.MILLISECONDS)) {
                 return "RESULT ready probes=" + probes + " millis=" + (System.nanoTime() - start) / 1_000_000;
@@ -240,13 +236,13 @@ public final class LoadClientMain {
 
     private String throughput(int n, boolean persistent) throws Exception {
         Run r = begin("throughput " + n, n, false);
-        Message m = message(body(r.number, (byte) 0, 0), persistent);
-        StompConnection p = producer(0);
+        byte[] m = body(r.number, (byte) 0, 0);
+        LoadConnection p = producer(0);
         long start = System.nanoTime();
         for (int i = 1; i < n; i++) {
-            p.sendWithoutReceipt(m);
+            p.sendWithoutReceipt(destination, m, persistent);
         }
-        await(p.send(m), "the fence of " + r.what);
+        await(p.send(destination, m, persistent), "the fence of " + r.what);
         long sent = System.nanoTime();
         return r.finish(start, sent, "");
     }
@@ -256,12 +252,12 @@ public final class LoadClientMain {
         for (int i = 0; i < producerCount; i++) {
             producer(i);
         }
-        Message m = message(body(r.number, (byte) 0, 0), persistent);
+        byte[] m = body(r.number, (byte) 0, 0);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch gate = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         for (int k = 0; k < producerCount; k++) {
-            StompConnection p = producer(k);
+            LoadConnection p = producer(k);
             int count = n / producerCount + (k < n % producerCount ? 1 : 0);
             Thread t = new Thread(() -> {
                 Semaphore permits = new Semaphore(window);
@@ -269,7 +265,7 @@ public final class LoadClientMain {
                     gate.await();
                     for (int i = 0; i < count && failure.get() == null; i++) {
                         permits.acquire();
-                        p.send(m).whenComplete((v, e) -> {
+                        p.send(destination, m, persistent).whenComplete((v, e) -> {
                             if (e != null) {
                                 failure.compareAndSet(null, e);
                             }
@@ -302,13 +298,13 @@ public final class LoadClientMain {
 
     private String sync(int n, boolean persistent) throws Exception {
         Run r = begin("sync " + n, n, false);
-        Message m = message(body(r.number, (byte) 0, 0), persistent);
+        byte[] m = body(r.number, (byte) 0, 0);
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-        StompConnection p = producer(0);
+        LoadConnection p = producer(0);
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
             long t0 = System.nanoTime();
-            await(p.send(m), r.what + ", send " + (i + 1));
+            await(p.send(destination, m, persistent), r.what + ", send " + (i + 1));
             h.recordValue(Math.min(System.nanoTime() - t0, h.getHighestTrackableValue()));
         }
         long sent = System.nanoTime();
@@ -319,7 +315,7 @@ public final class LoadClientMain {
         long preroll = (long) rate * prerollSeconds;
         long measured = (long) rate * seconds;
         Run r = begin("latency " + rate + "/s", preroll + measured, true);
-        StompConnection p = producer(0);
+        LoadConnection p = producer(0);
         AtomicLong receipted = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long interval = 1_000_000_000L / rate;
@@ -334,16 +330,16 @@ public final class LoadClientMain {
             if (now - due > 1_000_000) {
                 lateSends++;
             }
-            Message m = message(body(r.number, i < preroll ? (byte) 0 : (byte) 1, System.nanoTime()), persistent);
+            byte[] m = body(r.number, i < preroll ? (byte) 0 : (byte) 1, System.nanoTime());
             if (persistent) {
-                p.send(m).whenComplete((v, e) -> {
+                p.send(destination, m, persistent).whenComplete((v, e) -> {
                     if (e != null) {
                         failure.compareAndSet(null, e);
                     }
                     receipted.incrementAndGet();
                 });
             } else {
-                p.sendWithoutReceipt(m);
+                p.sendWithoutReceipt(destination, m, false);
             }
         }
         long sendEnd = System.nanoTime();
@@ -371,10 +367,6 @@ public final class LoadClientMain {
         return r;
     }
 
-    private Message message(byte[] body, boolean persistent) {
-        return Message.builder(destination).body(body).persistent(persistent).build();
-    }
-
     private byte[] body(int run, byte phase, long nanos) {
         byte[] b = new byte[size];
         Arrays.fill(b, HEADER_BYTES, size, (byte) 'x');
@@ -382,7 +374,7 @@ public final class LoadClientMain {
         return b;
     }
 
-    private static void await(java.util.concurrent.CompletableFuture<Void> f, String what) throws InterruptedException {
+    private static void await(CompletableFuture<Void> f, String what) throws InterruptedException {
         try {
             f.get(5, TimeUnit.MINUTES);
         } catch (ExecutionException | TimeoutException e) {

@@ -70,7 +70,7 @@ public final class PersistentCommand extends ComparisonCommand {
     @Override
     protected void describe(List<Target> ts) {
         report.setup("message", size + "-byte body, persistent, queue " + QUEUE + ", one consumer connection draining it"
-                + " (ack=auto, prefetch " + prefetch + "); fedbridge's StompConnection for every target");
+                + " (ack=" + ack + ", prefetch " + prefetch + "); the same client for every target (see client)");
         report.setup("fedbridge", "broker with a data directory in a fresh temp dir (journal store, durability SYNC, the default),"
                 + " tcp://127.0.0.1:0");
         report.setup("ActiveMQ", Target.ACTIVEMQ.title + " embedded, persistent (KahaDB, default durability: journal synced"

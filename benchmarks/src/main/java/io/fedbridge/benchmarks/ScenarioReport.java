@@ -100,6 +100,11 @@ final class ScenarioReport {
         samples.put(s.key(), m);
     }
 
+    /** {@code t} does not take part in {@code scenario} (the relay ceiling has no store): no row, not missing. */
+    void skip(String scenario, Target t) {
+        samples.get(scenario).remove(t);
+    }
+
     void aim(Aim a) {
         aims.add(a);
     }
@@ -236,6 +241,9 @@ final class ScenarioReport {
         out.println(head);
         for (Target t : targets) {
             List<Sample> l = samples.get(s.key()).get(t);
+            if (l == null) {
+                continue; // skipped
+            }
             StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-16s", t.title));
             for (int r = 0; r < runs; r++) {
                 row.append(String.format(Locale.ROOT, "%10s", r < l.size() ? format(s.primary(), l.get(r).get(s.primary().key())) : "-"));

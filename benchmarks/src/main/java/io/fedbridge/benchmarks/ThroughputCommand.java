@@ -70,6 +70,11 @@ public final class ThroughputCommand implements Callable<Integer> {
     @Option(names = "--scenarios", split = ",", description = "Any of throughput, latency (default ${DEFAULT-VALUE}).")
     List<String> scenarios = List.of("throughput", "latency");
 
+    @Option(names = "--client-mode", description = {"How the client writes (default ${DEFAULT-VALUE}): batched = fedbridge's",
+            "StompConnection, a burst of frames per flush; per-frame = a blocking socket, one write per frame (needs",
+            "--heart-beat-ms 0)."})
+    String clientMode = "batched";
+
     @Option(names = "--ack", description = "Consumer ack mode: auto or client-individual (default ${DEFAULT-VALUE}).")
     String ack = "auto";
 
@@ -143,7 +148,8 @@ public final class ThroughputCommand implements Callable<Integer> {
                     String uri = b.awaitLine("READY ", Duration.ofSeconds(60)).split("\\s+")[0];
                     ChildJvm c = ChildJvm.start(t.key + "-client", withJfr(jvm, logs, t.key + "-client"), classPath, ClientMain.class,
                             List.of(uri, Integer.toString(size), ackMode.wireValue(), Integer.toString(prefetch),
-                                    Long.toString(heartBeatMillis), Integer.toString(stallSeconds)), logs);
+                                    Long.toString(heartBeatMillis), Integer.toString(stallSeconds),
+                                    LoadConnection.Mode.of(clientMode).key()), logs);
                     clients.put(t, c);
                     children.add(c);
                     String hello = c.awaitLine("READY ", Duration.ofSeconds(60));
@@ -363,8 +369,13 @@ public final class ThroughputCommand implements Callable<Integer> {
         try {
             targets.forEach(Target::of);
             AckMode.fromWire(ack);
+            LoadConnection.Mode.of(clientMode);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        if (LoadConnection.Mode.of(clientMode) == LoadConnection.Mode.PER_FRAME && heartBeatMillis != 0) {
+            throw new CommandLine.ParameterException(cl, "heart-beat-ms must be 0 with --client-mode per-frame (it sends no"
+                    + " heart-beats), but was " + heartBeatMillis);
         }
         if (classPath == null || classPath.isBlank()) {
             throw new CommandLine.ParameterException(cl, "no class path for the child JVMs: run with java -jar or pass --classpath");
@@ -383,7 +394,9 @@ public final class ThroughputCommand implements Callable<Integer> {
                 + "; per target one broker JVM and one client JVM");
         report.setup("message", size + "-byte body, queue " + ClientMain.QUEUE + ", non-persistent, ack=" + ackMode.wireValue()
                 + ", prefetch " + prefetch + ", heart-beats " + (heartBeatMillis == 0 ? "off" : heartBeatMillis + " ms")
-                + ", one producer and one consumer connection (fedbridge's StompConnection)");
+                + ", one producer and one consumer connection, client mode " + LoadConnection.Mode.of(clientMode).key()
+                + (LoadConnection.Mode.of(clientMode) == LoadConnection.Mode.PER_FRAME ? " (blocking sockets, one write(2) per frame)"
+                : " (fedbridge's StompConnection, one flush per burst)"));
         report.setup("targets", String.join("; ", ts.stream().map(this::describe).toList()));
         report.label("throughput", String.format(Locale.ROOT, "throughput, %d B, %,d msgs", size, messages));
         report.label("latency", String.format(Locale.ROOT, "latency @ %,d msg/s", rate));

@@ -23,6 +23,15 @@ class BenchmarkSmokeTest {
 
     @Test
     void shouldDeliverEveryMessageOnEveryTargetAndPrintTheReport() {
+        runThroughput("batched");
+    }
+
+    @Test
+    void shouldDeliverEveryMessageOfAPerFrameClientOnEveryTargetAndPrintTheReport() {
+        runThroughput("per-frame");
+    }
+
+    private void runThroughput(String clientMode) {
         BenchmarkMain main = new BenchmarkMain();
         CommandLine cl = new CommandLine(main);
         StringWriter out = new StringWriter();
@@ -30,8 +39,8 @@ class BenchmarkSmokeTest {
 
         int code = cl.execute("throughput", "--runs", "1", "--messages", "2000", "--warmup-messages", "500",
                 "--warmup-seconds", "1", "--rate", "200", "--latency-seconds", "1", "--preroll-seconds", "0",
-                "--stall-seconds", "20", "--retries", "0", "--targets", "fedbridge,relay,activemq",
-                "--jvm-args=-Xms64m -Xmx256m -XX:TieredStopAtLevel=1", "--log-dir", logs.toString());
+                "--stall-seconds", "20", "--retries", "0", "--targets", "fedbridge,relay,activemq", "--client-mode", clientMode,
+                "--jvm-args=-Xms64m -Xmx256m -XX:TieredStopAtLevel=1", "--log-dir", logs.resolve(clientMode).toString());
 
         ThroughputCommand cmd = cl.getSubcommands().get("throughput").getCommand();
         Report report = cmd.report();
@@ -54,6 +63,10 @@ class BenchmarkSmokeTest {
 
     /** Runs one of the fedbridge-vs-ActiveMQ commands and checks its report: complete, one run per scenario and target. */
     private void runComparison(String command, List<String> scenarios, String... options) {
+        runComparison(command, scenarios, List.of("fedbridge", "activemq"), options);
+    }
+
+    private void runComparison(String command, List<String> scenarios, List<String> targets, String... options) {
         CommandLine cl = new CommandLine(new BenchmarkMain());
         StringWriter out = new StringWriter();
         cl.setOut(new PrintWriter(out));
@@ -68,7 +81,8 @@ class BenchmarkSmokeTest {
         String printed = out.toString();
         assertThat(report.failures()).as("failures, printed:%n%s", printed).isEmpty();
         for (String scenario : scenarios) {
-            assertThat(report.samples(scenario)).as(scenario).containsOnlyKeys("fedbridge", "activemq")
+            assertThat(report.samples(scenario)).as(scenario).containsOnlyKeys(scenario.equals("throughput") ? targets
+                            : targets.stream().filter(t -> !t.equals("relay")).toList())
                     .allSatisfy((target, runs) -> assertThat(runs).as(scenario + " on " + target).singleElement()
                             .satisfies(r -> assertThat(r.received()).isEqualTo(r.expected())));
         }
@@ -87,6 +101,13 @@ class BenchmarkSmokeTest {
         runComparison("bridge", List.of("throughput", "persistent", "latency", "latency-persistent", "chain"), "--messages", "2000",
                 "--persistent-messages", "500", "--rate", "200", "--latency-seconds", "1", "--preroll-seconds", "0",
                 "--latency-warmup-seconds", "1");
+    }
+
+    @Test
+    void shouldForwardEveryMessageFromAPerFrameClientAckingEachOneAndMeasureTheRelayCeilingToo() {
+        runComparison("bridge", List.of("throughput", "persistent"), List.of("fedbridge", "activemq", "relay"), "--messages", "2000",
+                "--persistent-messages", "500", "--scenarios", "throughput,persistent", "--client-mode", "per-frame", "--ack",
+                "client-individual", "--targets", "fedbridge,activemq,relay");
     }
 
     @Test

@@ -141,7 +141,7 @@ public final class StompConnection implements AutoCloseable {
                     io.fedbridge.core.internal.WebSockets.installClient(ch.pipeline(), config.uri(), config.limits(),
                             config.connectTimeout());
                 }
-                LocalFrames.install(ch, config.limits());
+                LocalFrames.install(ch, config.limits(), config.connectHeaders().containsKey(FederationHeaders.FEDERATE));
                 ch.pipeline().addLast(PipelineNames.HANDLER, new Handler());
             }
         }).addListener(f -> {

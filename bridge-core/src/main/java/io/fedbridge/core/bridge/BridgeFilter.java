@@ -29,7 +29,8 @@ public interface BridgeFilter {
 
     /**
      * Called before a message received by a network subscription is forwarded. Return false to drop it: it
-     * is acknowledged at the source and not forwarded (counted as filtered).
+     * is acknowledged at the source and not forwarded (counted as filtered). {@code message}'s body array may be the
+     * source broker's own (on {@code vm://} it is not copied): read it, never write to it.
      */
     default boolean beforeForward(RemoteConsumer consumer, StompFrame message) {
         return true;

@@ -20,14 +20,26 @@ import io.netty.channel.local.LocalChannel;
  * encoder writes it, and the decoder's checks: the same {@link FrameLimits}, an empty header name refused, a
  * frame that breaks them turned into a {@link MalformedFrame} naming the problem. Heart-beat EOLs (written as
  * bytes by {@link HeartBeatHandler}, which sits in front and counts them as reads) are dropped here.
+ *
+ * <p>One exception to the copy: the client end of a federation link (a connection that announces
+ * {@link io.fedbridge.core.FederationHeaders#FEDERATE}, a bridge's or HA link's) shares the body array of the MESSAGE
+ * the broker wrote. Its sender is the broker, which never changes a stored message's body, and its receiver is
+ * fedbridge's own bridge engine, which only passes the body on; the copy was a fifth of what a forwarding broker
+ * allocated per message.
  */
 public final class LocalFrames extends ChannelInboundHandlerAdapter {
 
     private final FrameLimits limits;
+    private final boolean sharesBodies;
     private boolean bad;
 
     LocalFrames(FrameLimits limits) {
+        this(limits, false);
+    }
+
+    LocalFrames(FrameLimits limits, boolean sharesBodies) {
         this.limits = limits;
+        this.sharesBodies = sharesBodies;
     }
 
     /**
@@ -35,9 +47,17 @@ public final class LocalFrames extends ChannelInboundHandlerAdapter {
      * {@link PipelineNames#ENCODER} on sockets): objects on {@code vm://}, bytes otherwise.
      */
     public static void install(Channel ch, FrameLimits limits) {
+        install(ch, limits, false);
+    }
+
+    /**
+     * As {@link #install(Channel, FrameLimits)}; {@code federationLink}: the client end of a bridge's or HA link's
+     * connection, whose frames share the broker's body arrays on {@code vm://} (see above).
+     */
+    public static void install(Channel ch, FrameLimits limits, boolean federationLink) {
         ChannelPipeline p = ch.pipeline();
         if (ch instanceof LocalChannel) {
-            p.addLast(PipelineNames.DECODER, new LocalFrames(limits));
+            p.addLast(PipelineNames.DECODER, new LocalFrames(limits, federationLink));
         } else {
             p.addLast(PipelineNames.DECODER, new StompFrameDecoder(limits))
                     .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE);
@@ -63,7 +83,7 @@ public final class LocalFrames extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(new MalformedFrame(problem, f.headers().get(StompHeaders.RECEIPT)));
             return;
         }
-        ctx.fireChannelRead(received(f));
+        ctx.fireChannelRead(received(f, sharesBodies));
     }
 
     /** The decoder's limits, applied to a frame object; null when it passes. */
@@ -92,6 +112,11 @@ public final class LocalFrames extends ChannelInboundHandlerAdapter {
 
     /** The receiver's own copy, with {@code content-length} as the encoder would have written it. */
     static StompFrame received(StompFrame f) {
+        return received(f, false);
+    }
+
+    /** As {@link #received(StompFrame)}; with {@code sharedBody} the body array is the sender's. */
+    static StompFrame received(StompFrame f, boolean sharedBody) {
         StompHeaders in = f.headers();
         byte[] body = f.body();
         StompHeaders h = new StompHeaders(in.size() + 1);
@@ -110,6 +135,6 @@ public final class LocalFrames extends ChannelInboundHandlerAdapter {
         if (!length && body.length > 0) {
             h.add(StompHeaders.CONTENT_LENGTH, Integer.toString(body.length));
         }
-        return new StompFrame(f.command(), h, body.length == 0 ? body : body.clone());
+        return new StompFrame(f.command(), h, body.length == 0 || sharedBody ? body : body.clone());
     }
 }

@@ -18,6 +18,11 @@ import java.util.List;
  * <p>Handles: {@code \n} and {@code \r\n} line ends, header escaping ({@code \\ \n \c \r}) except for
  * CONNECT/CONNECTED frames, bodies delimited by {@code content-length} (which may contain NUL) or by the
  * first NUL, and the limits of {@link FrameLimits}.
+ *
+ * <p>Most header values repeat from frame to frame on one connection (destination, content-length, persistent,
+ * subscription): the last value of each known header name is kept and handed out again while the bytes match, so
+ * such a value costs a comparison instead of a string and its array. A name whose value keeps changing (ids) stops
+ * being compared after a few misses.
  */
 public final class StompFrameDecoder extends ByteToMessageDecoder {
 
@@ -35,6 +40,16 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
     /** Bytes of the current header line already searched for its EOL, so a line that trickles in is scanned once. */
     private int lineScanned;
     private int bodyScanned;
+    /** Per known header name (by identity): its last value, and how many values in a row missed it. */
+    private final String[] cachedNames = new String[VALUE_CACHE];
+    private final String[] cachedValues = new String[VALUE_CACHE];
+    private final byte[] cacheMisses = new byte[VALUE_CACHE];
+    private int cacheNext;
+
+    private static final int VALUE_CACHE = 12;
+    private static final int MAX_CACHED_VALUE = 128;
+    /** Misses in a row after which a name is taken for one whose values are unique (ids): no more comparing. */
+    private static final int UNIQUE_AFTER = 3;
 
     public StompFrameDecoder(FrameLimits limits) {
         this.limits = limits;
@@ -150,10 +165,14 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
             }
             String known = HeaderNames.lookup(in, start, colon - start); // no escapes in it: the same either way
             String name = known != null ? known : in.toString(start, colon - start, StandardCharsets.UTF_8);
-            String value = in.toString(colon + 1, start + len - colon - 1, StandardCharsets.UTF_8);
+            int valueLength = start + len - colon - 1;
+            boolean escaped = !command.isConnectFrame() && in.indexOf(colon + 1, start + len, (byte) '\\') >= 0;
+            String value = escaped ? unescapeAscii(in, colon + 1, valueLength) : value(known, in, colon + 1, valueLength);
+            if (value == NOT_ASCII) {
+                value = unescape(in.toString(colon + 1, valueLength, StandardCharsets.UTF_8));
+            }
             if (!command.isConnectFrame()) {
                 name = known != null ? known : unescape(name);
-                value = unescape(value);
                 if (name == null || value == null) {
                     failInHeaders(out, command + " frame has an invalid escape sequence in header line '"
                             + truncate(in.toString(start, len, StandardCharsets.UTF_8)) + "' (valid: \\\\ \\n \\r \\c)");
@@ -167,6 +186,100 @@ public final class StompFrameDecoder extends ByteToMessageDecoder {
             headers.add(name, value);
             in.readerIndex(eol + 1);
         }
+    }
+
+    /** {@link #unescapeAscii}: the value is not plain ASCII, take the general path. */
+    private static final String NOT_ASCII = new String("not ascii");
+    private byte[] scratch = new byte[256];
+
+    /**
+     * An ASCII header value with escapes, unescaped straight from the bytes into one string (a federation id, origin
+     * {@code :} sequence, crosses every hop as {@code \c}); null if an escape is invalid, {@link #NOT_ASCII} for a byte
+     * over 0x7f.
+     */
+    private String unescapeAscii(ByteBuf in, int from, int len) {
+        if (scratch.length < len) {
+            scratch = new byte[Math.max(len, 2 * scratch.length)];
+        }
+        int n = 0;
+        for (int i = from, end = from + len; i < end; i++) {
+            byte b = in.getByte(i);
+            if (b < 0) {
+                return NOT_ASCII;
+            }
+            if (b == '\\') {
+                if (++i == end) {
+                    return null;
+                }
+                switch (in.getByte(i)) {
+                    case 'n' -> b = '\n';
+                    case 'r' -> b = '\r';
+                    case 'c' -> b = ':';
+                    case '\\' -> b = '\\';
+                    default -> {
+                        return null;
+                    }
+                }
+            }
+            scratch[n++] = b;
+        }
+        return new String(scratch, 0, n, StandardCharsets.ISO_8859_1);
+    }
+
+    /** The header value at {@code from}: the cached string of {@code known} if its bytes spell it. */
+    private String value(String known, ByteBuf in, int from, int len) {
+        if (known == null || len > MAX_CACHED_VALUE) {
+            return in.toString(from, len, StandardCharsets.UTF_8);
+        }
+        int slot = -1;
+        for (int i = 0; i < VALUE_CACHE; i++) {
+            if (cachedNames[i] == known) {
+                slot = i;
+                break;
+            }
+        }
+        if (slot >= 0 && cacheMisses[slot] >= UNIQUE_AFTER) {
+            return in.toString(from, len, StandardCharsets.UTF_8);
+        }
+        if (slot >= 0) {
+            String cached = cachedValues[slot];
+            if (spells(in, from, len, cached)) {
+                cacheMisses[slot] = 0;
+                return cached;
+            }
+            cacheMisses[slot]++;
+        } else {
+            slot = cacheNext;
+            cacheNext = (cacheNext + 1) % VALUE_CACHE;
+            cachedNames[slot] = known;
+            cacheMisses[slot] = 0;
+        }
+        String v = in.toString(from, len, StandardCharsets.UTF_8);
+        // Only plain ASCII without escapes: then the bytes spell the string char for char, and unescape returns it.
+        cachedValues[slot] = isPlainAscii(v) ? v : null;
+        return v;
+    }
+
+    private static boolean spells(ByteBuf in, int from, int len, String s) {
+        if (s == null || s.length() != len) {
+            return false;
+        }
+        for (int i = len - 1; i >= 0; i--) { // ids and counters differ at the end
+            if (in.getByte(from + i) != s.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isPlainAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80 || c == '\\') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean startBody(List<Object> out) {

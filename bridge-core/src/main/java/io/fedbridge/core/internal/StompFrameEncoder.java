@@ -75,7 +75,37 @@ public final class StompFrameEncoder extends MessageToByteEncoder<StompFrame> {
         out.writeByte('\n');
     }
 
+    /**
+     * One pass over {@code s}: plain ASCII that needs no escape (nearly every header) goes out as it is, with no
+     * second scan for escapes and no UTF-8 encoder; anything else takes the general path.
+     */
     private static void writeText(ByteBuf out, String s, boolean escape) {
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80 || escape && (c == '\\' || c == '\n' || c == '\r' || c == ':')) {
+                writeSlow(out, s, escape);
+                return;
+            }
+        }
+        out.writeCharSequence(s, java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    private static void writeSlow(ByteBuf out, String s, boolean escape) {
+        if (escape && isAscii(s)) {
+            // ASCII with escapes (a federation id's ':'): two bytes per escaped char, no StringBuilder, no copy
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                switch (c) {
+                    case '\\' -> out.writeByte('\\').writeByte('\\');
+                    case '\n' -> out.writeByte('\\').writeByte('n');
+                    case '\r' -> out.writeByte('\\').writeByte('r');
+                    case ':' -> out.writeByte('\\').writeByte('c');
+                    default -> out.writeByte(c);
+                }
+            }
+            return;
+        }
         if (escape && needsEscape(s)) {
             StringBuilder sb = new StringBuilder(s.length() + 8);
             for (int i = 0; i < s.length(); i++) {
@@ -91,6 +121,15 @@ public final class StompFrameEncoder extends MessageToByteEncoder<StompFrame> {
             s = sb.toString();
         }
         ByteBufUtil.writeUtf8(out, s);
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean needsEscape(String s) {

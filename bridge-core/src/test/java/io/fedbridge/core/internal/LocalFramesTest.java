@@ -53,6 +53,20 @@ class LocalFramesTest {
     }
 
     @Test
+    void shouldShareTheBodyArrayWithTheClientEndOfAFederationLinkButStillCopyTheHeaders() {
+        release();
+        channel = new EmbeddedChannel(new LocalFrames(FrameLimits.ofDefaults(), true));
+        StompFrame sent = send("hello", "destination", "/queue/a");
+
+        channel.writeInbound(sent);
+        StompFrame got = channel.readInbound();
+
+        assertThat(got.body()).isSameAs(sent.body());
+        assertThat(got.headers()).isNotSameAs(sent.headers());
+        assertThat(got.header("content-length")).isEqualTo("5");
+    }
+
+    @Test
     void shouldAddContentLengthToANonEmptyBodyOnly() {
         start(FrameLimits.ofDefaults());
         channel.writeInbound(send("x", "destination", "/queue/a"), StompFrame.of(StompCommand.DISCONNECT, "receipt", "r-1"));

@@ -648,4 +648,50 @@ class StompFrameDecoderTest {
             assertThat(bad.receipt()).isEqualTo("r-13");
         }
     }
+
+    @Nested
+    class RepeatedValues {
+
+        @Test
+        void shouldHandOutTheSameStringForAValueThatRepeatsAndANewOneWhenItChanges() {
+            StompFrame a = single(feed("SEND\ndestination:/queue/a\nmessage-id:m-1\n\n\0"));
+            StompFrame b = single(feed("SEND\ndestination:/queue/a\nmessage-id:m-2\n\n\0"));
+            StompFrame c = single(feed("SEND\ndestination:/queue/b\nmessage-id:m-3\n\n\0"));
+
+            assertThat(b.header(StompHeaders.DESTINATION)).isSameAs(a.header(StompHeaders.DESTINATION));
+            assertThat(c.header(StompHeaders.DESTINATION)).isEqualTo("/queue/b");
+            assertThat(List.of(a, b, c)).extracting(f -> f.header(StompHeaders.MESSAGE_ID)).containsExactly("m-1", "m-2", "m-3");
+        }
+
+        @Test
+        void shouldStillUnescapeAndDecodeNonAsciiValuesThatRepeat() {
+            for (int i = 0; i < 3; i++) {
+                StompFrame f = single(feed("SEND\ndestination:/queue/a\\cb\ncontent-type:text/plain;x=\u00e9\n\n\0"));
+                assertThat(f.header(StompHeaders.DESTINATION)).isEqualTo("/queue/a:b");
+                assertThat(f.header(StompHeaders.CONTENT_TYPE)).isEqualTo("text/plain;x=\u00e9");
+            }
+            StompFrame plain = single(feed("SEND\ndestination:/queue/ab\n\n\0"));
+            assertThat(plain.header(StompHeaders.DESTINATION)).isEqualTo("/queue/ab");
+        }
+
+        @Test
+        void shouldUnescapeAsciiAndNonAsciiValuesAlike() {
+            StompFrame ascii = single(feed("SEND\nfedbridge-id:A\\cb\\\\c\\n\n\n\0"));
+            StompFrame other = single(feed("SEND\nfedbridge-id:\u00e9\\c1\n\n\0"));
+
+            assertThat(ascii.header("fedbridge-id")).isEqualTo("A:b\\c\n");
+            assertThat(other.header("fedbridge-id")).isEqualTo("\u00e9:1");
+        }
+
+        @Test
+        void shouldKeepValuesOfEveryConnectionApart() {
+            single(feed("SEND\ndestination:/queue/a\n\n\0"));
+            EmbeddedChannel other = new EmbeddedChannel(new StompFrameDecoder(FrameLimits.ofDefaults()));
+            other.writeInbound(Unpooled.wrappedBuffer("SEND\ndestination:/queue/z\n\n\0".getBytes(UTF_8)));
+            StompFrame f = other.readInbound();
+            other.finishAndReleaseAll();
+
+            assertThat(f.header(StompHeaders.DESTINATION)).isEqualTo("/queue/z");
+        }
+    }
 }

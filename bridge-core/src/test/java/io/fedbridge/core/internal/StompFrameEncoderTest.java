@@ -267,4 +267,11 @@ class StompFrameEncoderTest {
         }
         return all;
     }
+
+    @Test
+    void shouldEscapeNonAsciiValuesLikeAsciiOnes() {
+        StompFrame f = StompFrame.of(StompCommand.SEND, "fedbridge-id", "\u00e9:1");
+
+        assertThat(encode(f)).containsExactly(bytes("SEND\nfedbridge-id:\u00e9\\c1\n\n", 0));
+    }
 }
