@@ -229,7 +229,7 @@ public final class ClusterDestinations implements AutoCloseable {
             try {
                 Object va = c.getAccessor().invoke(a);
                 Object vb = c.getAccessor().invoke(b);
-                if (!c.getName().equals("pattern") && !va.equals(vb)) {
+                if (!c.getName().equals("pattern") && !java.util.Objects.equals(va, vb)) {
                     sb.append(sb.length() == 0 ? "" : ", ").append(c.getName()).append('=').append(first ? va : vb);
                 }
             } catch (ReflectiveOperationException e) {

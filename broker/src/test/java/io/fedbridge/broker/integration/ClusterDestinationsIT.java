@@ -232,9 +232,13 @@ class ClusterDestinationsIT {
             ring[1] = y;
             await("the federation's definition wins on Y").atMost(WAIT).until(() -> y.cluster().definition(inFile.pattern())
                     .map(d -> d.policy().equals(federation)).orElse(false));
-            await("Y says so").atMost(WAIT).until(() -> err.toString(java.nio.charset.StandardCharsets.UTF_8)
-                    .contains("broker cfg-Y: its configuration's [destination /queue/cluster.configured] says maxNumMsgs=5, but the "
-                            + "federation's definition of /queue/cluster.configured (version 1:" + x.id() + ") says maxNumMsgs=9"));
+            try {
+                await("Y says so").atMost(WAIT).until(() -> err.toString(java.nio.charset.StandardCharsets.UTF_8)
+                        .contains("broker cfg-Y: its configuration's [destination /queue/cluster.configured] says maxNumMsgs=5, but the "
+                                + "federation's definition of /queue/cluster.configured (version 1:" + x.id() + ") says maxNumMsgs=9"));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("Y's log:\n" + err.toString(java.nio.charset.StandardCharsets.UTF_8), e);
+            }
         } finally {
             System.setErr(saved);
         }

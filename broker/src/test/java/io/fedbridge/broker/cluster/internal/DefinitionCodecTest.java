@@ -30,7 +30,9 @@ class DefinitionCodecTest {
         assertThat(DefinitionCodec.fromStored("/queue/orders", DefinitionCodec.toStored(d))).isEqualTo(d);
         assertThat(DefinitionCodec.policyMap(POLICY).keySet()).containsExactlyElementsOf(DefinitionCodec.POLICY_KEYS);
         assertThat(DefinitionCodec.POLICY_KEYS).containsExactlyElementsOf(Arrays.stream(DestinationPolicy.class.getRecordComponents())
-                .map(c -> c.getName()).filter(n -> !n.equals("pattern")).toList());
+                .map(c -> c.getName()).filter(n -> !n.equals("pattern"))
+                // A queue replica's source is this broker's own business (docs/ha.md), never the federation's.
+                .filter(n -> !n.equals("replicateFrom")).toList());
     }
 
     @Test
