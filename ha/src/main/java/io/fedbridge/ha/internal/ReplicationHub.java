@@ -86,13 +86,20 @@ public final class ReplicationHub {
             long index = nextIndex++;
             boolean anyReady = !leaving.isEmpty();
             for (ReplicationLink l : links) {
-                l.enqueue(index, body);
                 anyReady |= l.isReady();
             }
             if (wait && anyReady) {
+                // Registered before the record can reach a backup: an acknowledgement that comes back at once must
+                // find it (else it waits for the next acknowledgement, which a lone producer never causes).
                 f = new CompletableFuture<>();
                 waiting.put(index, new Waiter(f, System.nanoTime()));
             }
+            for (ReplicationLink l : links) {
+                l.enqueue(index, body);
+            }
+        }
+        if (f != null) {
+            settle(); // a link that turned READY meanwhile may already be past it
         }
         return f == null ? DONE : f;
     }
@@ -201,6 +208,7 @@ public final class ReplicationHub {
      * new READY set is recorded; until then, the operations keep waiting. Called periodically.
      */
     public void checkTimeouts() {
+        settle(); // never leave an operation waiting for an acknowledgement that already came
         if (!leaving.isEmpty()) {
             recordReadySet(); // a failed record is tried again
         }
