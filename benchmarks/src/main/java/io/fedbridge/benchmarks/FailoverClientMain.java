@@ -20,11 +20,12 @@ import org.apache.activemq.ActiveMQConnectionFactory;
 
 /**
  * Child JVM of the {@code failover} benchmark: one producer and one consumer on the same failover URI, in this JVM,
- * on {@code /queue/failover} ({@code failover} for JMS), non-persistent, at a fixed rate. Each body is the send's
+ * on {@code /queue/failover} ({@code failover} for JMS), non-persistent unless asked, at a fixed rate. Each body is the send's
  * {@code System.nanoTime()}.
  *
- * <p>Arguments: {@code fedbridge|activemq URI [RATE]}. fedbridge uses {@link FailoverClient} (its STOMP failover
- * client); ActiveMQ uses its OpenWire failover transport through {@link ActiveMQConnectionFactory}, one connection,
+ * <p>Arguments: {@code fedbridge|activemq URI [RATE [PERSISTENT]]} (PERSISTENT {@code true}: persistent messages,
+ * receipted; default false). fedbridge uses {@link FailoverClient} (its STOMP failover client, also what the
+ * {@code ha} benchmark points at Artemis' STOMP acceptors); ActiveMQ uses its OpenWire failover transport through {@link ActiveMQConnectionFactory}, one connection,
  * a session for the consumer and one for the producer. Prints {@code READY} once the first message came back.
  *
  * <p>Commands on stdin: {@code KILLED} (the parent just SIGKILLed the broker we are connected to): the client notes
@@ -46,6 +47,7 @@ public final class FailoverClientMain {
         String product = args[0];
         String uri = args[1];
         int rate = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
+        boolean persistent = args.length > 3 && Boolean.parseBoolean(args[3]);
         LongConsumer received = FailoverClientMain::received;
         Sender sender;
         AutoCloseable closer;
@@ -53,7 +55,7 @@ public final class FailoverClientMain {
             FailoverClient client = FailoverClient.connect(uri);
             client.subscribe(SubscriptionRequest.builder("/queue/" + QUEUE).build(),
                     m -> received.accept(Long.parseLong(m.bodyAsString())));
-            sender = () -> client.sendAsync(Message.builder("/queue/" + QUEUE).persistent(false)
+            sender = () -> client.sendAsync(Message.builder("/queue/" + QUEUE).persistent(persistent)
                     .body(Long.toString(System.nanoTime())).build());
             closer = client;
         } else {
@@ -72,7 +74,7 @@ public final class FailoverClientMain {
             connection.start();
             Session producerSession = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageProducer producer = producerSession.createProducer(producerSession.createQueue(QUEUE));
-            producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            producer.setDeliveryMode(persistent ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
             sender = () -> producer.send(producerSession.createTextMessage(Long.toString(System.nanoTime())));
             closer = connection;
         }

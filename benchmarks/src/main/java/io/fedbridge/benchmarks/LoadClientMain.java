@@ -31,7 +31,10 @@ import org.HdrHistogram.Histogram;
  * same one): over a bridge, producer → A → B → consumers. Producers and consumers share this JVM, so send
  * timestamps ({@link System#nanoTime()}) are comparable.
  *
- * <p>Arguments: {@code PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS}. Opens one
+ * <p>Arguments: {@code PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS [artemis]}
+ * ({@code artemis}: the subscriptions carry no {@code activemq.prefetchSize}, which Artemis reads as a window in bytes
+ * that an {@code ack:auto} subscription never gets credit back for; without it, Artemis does no flow control on such a
+ * subscription). Opens one
  * producer connection and SUBSCRIBERS consumer connections, each with one {@code ack:auto} subscription to
  * DESTINATION that stays for the life of the JVM (so a bridge's demand does not come and go between runs), prints
  * {@code READY}, then executes commands read from stdin, answering each with one {@code RESULT …} line (or
@@ -47,7 +50,8 @@ import org.HdrHistogram.Histogram;
  *       goes into an HdrHistogram.</li>
  *   <li>{@code latency RATE SECONDS PREROLL PERSISTENT}: a fixed rate, PREROLL seconds unrecorded, then SECONDS
  *       recorded; the consumer records receive − send. Persistent messages ask for a receipt (not waited for
- *       before the next send; all are awaited at the end), non-persistent ones do not.</li>
+ *       before the next send; all are awaited at the end), non-persistent ones do not; for persistent ones the
+ *       send → receipt time of each recorded message is reported too ({@code receipt_p50=…}).</li>
  * </ul>
  * {@code elapsedNanos} is always first send → the last subscriber's last receive. EOF on stdin or {@code quit}
  * closes every connection and exits. A run that receives nothing for STALL_SECONDS ends the JVM with an
@@ -73,6 +77,7 @@ public final class LoadClientMain {
     private final int size;
     private final int prefetch;
     private final Duration stallTimeout;
+    private final boolean activeMqPrefetch;
     private final List<StompConnection> producers = new ArrayList<>();
     private final List<StompConnection> consumers = new ArrayList<>();
     private final AtomicLong strayBetweenRuns = new AtomicLong();
@@ -87,6 +92,7 @@ public final class LoadClientMain {
         this.size = Integer.parseInt(a[4]);
         this.prefetch = Integer.parseInt(a[5]);
         this.stallTimeout = Duration.ofSeconds(Long.parseLong(a[6]));
+        this.activeMqPrefetch = a.length < 8 || !a[7].equals("artemis");
         if (size < HEADER_BYTES || subscribers < 1) {
             throw new IllegalArgumentException("size must be >= " + HEADER_BYTES + " and subscribers >= 1, but were "
                     + size + " and " + subscribers);
@@ -94,8 +100,9 @@ public final class LoadClientMain {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 7) {
-            System.out.println("ERROR usage: LoadClientMain PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS");
+        if (args.length != 7 && !(args.length == 8 && args[7].equals("artemis"))) {
+            System.out.println("ERROR usage: LoadClientMain PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS"
+                    + " [artemis]");
             System.exit(2);
         }
         System.exit(new LoadClientMain(args).run());
@@ -109,8 +116,11 @@ public final class LoadClientMain {
                 StompConnection c = StompConnection.connect(config(consumerUri));
                 consumers.add(c);
                 int index = i;
-                SubscriptionRequest req = SubscriptionRequest.builder(destination).ackMode(AckMode.AUTO).prefetch(prefetch)
-                        .header("activemq.prefetchSize", Integer.toString(prefetch)).build();
+                SubscriptionRequest.Builder sub = SubscriptionRequest.builder(destination).ackMode(AckMode.AUTO).prefetch(prefetch);
+                if (activeMqPrefetch) {
+                    sub.header("activemq.prefetchSize", Integer.toString(prefetch));
+                }
+                SubscriptionRequest req = sub.build();
                 // The listener only counts and timestamps, so it runs on the I/O thread: the client adds no thread
                 // hand-over of its own to what is measured (the same for every target). The 'ready' probe, not a
                 // receipt, tells when the subscription is in place.
@@ -322,6 +332,7 @@ public final class LoadClientMain {
         StompConnection p = producer(0);
         AtomicLong receipted = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        Histogram receipts = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         long interval = 1_000_000_000L / rate;
         long start = System.nanoTime() + 1_000_000;
         long lateSends = 0;
@@ -334,11 +345,17 @@ public final class LoadClientMain {
             if (now - due > 1_000_000) {
                 lateSends++;
             }
-            Message m = message(body(r.number, i < preroll ? (byte) 0 : (byte) 1, System.nanoTime()), persistent);
+            long sentAt = System.nanoTime();
+            Message m = message(body(r.number, i < preroll ? (byte) 0 : (byte) 1, sentAt), persistent);
             if (persistent) {
+                boolean record = i >= preroll;
                 p.send(m).whenComplete((v, e) -> {
                     if (e != null) {
                         failure.compareAndSet(null, e);
+                    } else if (record) {
+                        synchronized (receipts) {
+                            receipts.recordValue(Math.min(System.nanoTime() - sentAt, receipts.getHighestTrackableValue()));
+                        }
                     }
                     receipted.incrementAndGet();
                 });
@@ -357,6 +374,11 @@ public final class LoadClientMain {
         }
         double achieved = measured * 1e9 / Math.max(1, sendEnd - (start + preroll * interval));
         String extra = "rate=" + Math.round(achieved) + " lateSends=" + lateSends;
+        if (persistent) {
+            synchronized (receipts) {
+                extra += " " + percentiles("receipt", receipts);
+            }
+        }
         String result = r.finish(start, sendEnd, extra);
         synchronized (r.histogram) {
             return result + " measured=" + r.histogram.getTotalCount() + " " + percentiles("", r.histogram);
