@@ -17,8 +17,9 @@ import org.apache.activemq.artemis.core.server.JournalType;
  * the classic replication HA policy ({@link ReplicatedPolicyConfiguration} on the primary,
  * {@link ReplicaPolicyConfiguration} on the backup). Each server has a core acceptor on loopback, which replication
  * and the cluster connection use (a cluster connection with a static connector to the peer: replication needs one),
- * and a STOMP acceptor {@code tcp://127.0.0.1:PORT?protocols=STOMP;anycastPrefix=/queue/;multicastPrefix=/topic/;tcpNoDelay=true}
- * for the clients, which a backup opens only when it becomes active. Persistent, journal with Artemis' defaults
+ * and a STOMP acceptor {@code tcp://127.0.0.1:PORT?protocols=STOMP;anycastPrefix=/queue/;multicastPrefix=/topic/;tcpNoDelay=true;connectionTtl=3600000}
+ * for the clients, which a backup opens only when it becomes active (the load client sends no heart-beats, and its
+ * consumer connection sends nothing at all with {@code ack:auto}: with the default TTL, 60 s, Artemis closed it). Persistent, journal with Artemis' defaults
  * (type ASYNCIO where libaio is installed, NIO otherwise; datasync on: a write is synced before it is acknowledged),
  * security and JMX off, audit logging off (as in Artemis' distribution). Everything else is Artemis' default.
  *
@@ -79,7 +80,7 @@ public final class ArtemisHaMain {
                 .setClusterPassword("bench")
                 .addAcceptorConfiguration("core", self + "?protocols=CORE;tcpNoDelay=true")
                 .addAcceptorConfiguration("stomp", "tcp://127.0.0.1:" + stompPort
-                        + "?protocols=STOMP;anycastPrefix=/queue/;multicastPrefix=/topic/;tcpNoDelay=true")
+                        + "?protocols=STOMP;anycastPrefix=/queue/;multicastPrefix=/topic/;tcpNoDelay=true;connectionTtl=3600000")
                 .addConnectorConfiguration("self", self)
                 .addConnectorConfiguration("peer", "tcp://127.0.0.1:" + peerCorePort)
                 .addClusterConfiguration(new ClusterConnectionConfiguration().setName("bench-cluster").setConnectorName("self")
