@@ -30,7 +30,8 @@ import org.apache.activemq.ActiveMQConnectionFactory;
  *
  * <p>Commands on stdin: {@code KILLED} (the parent just SIGKILLed the broker we are connected to): the client notes
  * {@code nanoTime} on reading it, then prints {@code FIRST_AFTER <ms>}: the time from then until its consumer
- * receives the first message whose send time is later. Exits when stdin closes.
+ * receives the first message whose send time is later. {@code count} answers {@code COUNT received=N duplicates=D}: the
+ * messages received so far, and how many of them had been received before. Exits when stdin closes.
  */
 public final class FailoverClientMain {
 
@@ -39,6 +40,10 @@ public final class FailoverClientMain {
     /** nanoTime of the last KILLED, or Long.MAX_VALUE when not waiting. */
     private static volatile long killedAt = Long.MAX_VALUE;
     private static final CountDownLatch FIRST = new CountDownLatch(1);
+    /** Send times of every message received, to count the ones received twice. */
+    private static final java.util.Set<Long> SEEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final java.util.concurrent.atomic.AtomicLong RECEIVED = new java.util.concurrent.atomic.AtomicLong();
+    private static final java.util.concurrent.atomic.AtomicLong DUPLICATES = new java.util.concurrent.atomic.AtomicLong();
 
     private FailoverClientMain() {
     }
@@ -92,6 +97,9 @@ public final class FailoverClientMain {
             while ((line = in.readLine()) != null) {
                 if (line.trim().equals("KILLED")) {
                     killedAt = System.nanoTime();
+                } else if (line.trim().equals("count")) {
+                    System.out.println("COUNT received=" + RECEIVED.get() + " duplicates=" + DUPLICATES.get());
+                    System.out.flush();
                 }
             }
         } catch (IOException e) {
@@ -108,6 +116,10 @@ public final class FailoverClientMain {
     private static void received(long sentNanos) {
         long now = System.nanoTime();
         FIRST.countDown();
+        RECEIVED.incrementAndGet();
+        if (!SEEN.add(sentNanos)) {
+            DUPLICATES.incrementAndGet();
+        }
         long k = killedAt;
         if (sentNanos > k) {
             killedAt = Long.MAX_VALUE;
