@@ -123,6 +123,7 @@ public final class HaMember implements AutoCloseable {
         HaMember m = new HaMember(config);
         try {
             m.thread.submit(m::startBackup).get(60, TimeUnit.SECONDS);
+            io.fedbridge.ha.internal.PromotionWarmUp.start(config.name());
             if (m.zk != null) {
                 m.zk.start(m.ownUri);
                 m.thread.execute(m::reconsiderElection);
