@@ -192,6 +192,13 @@ abstract class ComparisonCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "targets must be fedbridge and/or activemq (the relay has no store"
                     + " and no bridges), but was " + targets);
         }
+        boolean ha = name().equals("ha");
+        for (Target t : ts) {
+            if (ha != (t == Target.FEDBRIDGE_HA || t == Target.ARTEMIS_HA) && !(ha && t == Target.FEDBRIDGE)) {
+                throw new CommandLine.ParameterException(cl, "targets of the " + name() + " benchmark must be "
+                        + (ha ? "fedbridge-ha, fedbridge, artemis-ha" : "fedbridge variants and activemq") + ", but was " + t);
+            }
+        }
         if (classPath == null || classPath.isBlank()) {
             throw new CommandLine.ParameterException(cl, "no class path for the child JVMs: run with java -jar or pass --classpath");
         }
@@ -390,9 +397,13 @@ abstract class ComparisonCommand implements Callable<Integer> {
 
     /** The load generator of {@code t}: producers on one broker, SUBSCRIBERS consumers on another. */
     protected ChildJvm startClient(Target t, String producerUri, String consumerUri, String destination, int subscribers) {
-        ChildJvm c = startChild(t, "client", LoadClientMain.class, List.of(producerUri, consumerUri, destination,
-                Integer.toString(subscribers), Integer.toString(size), Integer.toString(prefetch), Integer.toString(stallSeconds),
+        List<String> args = new ArrayList<>(List.of(producerUri, consumerUri, destination, Integer.toString(subscribers),
+                Integer.toString(size), Integer.toString(prefetch), Integer.toString(stallSeconds),
                 LoadConnection.Mode.of(clientMode).key(), ack));
+        if (t == Target.ARTEMIS_HA) {
+            args.add("artemis");
+        }
+        ChildJvm c = startChild(t, "client", LoadClientMain.class, args);
         try {
             c.awaitLine("READY ", Duration.ofSeconds(90));
         } catch (BenchmarkException e) {

@@ -20,16 +20,18 @@ import org.apache.activemq.ActiveMQConnectionFactory;
 
 /**
  * Child JVM of the {@code failover} benchmark: one producer and one consumer on the same failover URI, in this JVM,
- * on {@code /queue/failover} ({@code failover} for JMS), non-persistent, at a fixed rate. Each body is the send's
+ * on {@code /queue/failover} ({@code failover} for JMS), non-persistent unless asked, at a fixed rate. Each body is the send's
  * {@code System.nanoTime()}.
  *
- * <p>Arguments: {@code fedbridge|activemq URI [RATE]}. fedbridge uses {@link FailoverClient} (its STOMP failover
- * client); ActiveMQ uses its OpenWire failover transport through {@link ActiveMQConnectionFactory}, one connection,
+ * <p>Arguments: {@code fedbridge|activemq URI [RATE [PERSISTENT]]} (PERSISTENT {@code true}: persistent messages,
+ * receipted; default false). fedbridge uses {@link FailoverClient} (its STOMP failover client, also what the
+ * {@code ha} benchmark points at Artemis' STOMP acceptors); ActiveMQ uses its OpenWire failover transport through {@link ActiveMQConnectionFactory}, one connection,
  * a session for the consumer and one for the producer. Prints {@code READY} once the first message came back.
  *
  * <p>Commands on stdin: {@code KILLED} (the parent just SIGKILLed the broker we are connected to): the client notes
  * {@code nanoTime} on reading it, then prints {@code FIRST_AFTER <ms>}: the time from then until its consumer
- * receives the first message whose send time is later. Exits when stdin closes.
+ * receives the first message whose send time is later. {@code count} answers {@code COUNT received=N duplicates=D}: the
+ * messages received so far, and how many of them had been received before. Exits when stdin closes.
  */
 public final class FailoverClientMain {
 
@@ -38,6 +40,10 @@ public final class FailoverClientMain {
     /** nanoTime of the last KILLED, or Long.MAX_VALUE when not waiting. */
     private static volatile long killedAt = Long.MAX_VALUE;
     private static final CountDownLatch FIRST = new CountDownLatch(1);
+    /** Send times of every message received, to count the ones received twice. */
+    private static final java.util.Set<Long> SEEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final java.util.concurrent.atomic.AtomicLong RECEIVED = new java.util.concurrent.atomic.AtomicLong();
+    private static final java.util.concurrent.atomic.AtomicLong DUPLICATES = new java.util.concurrent.atomic.AtomicLong();
 
     private FailoverClientMain() {
     }
@@ -46,6 +52,7 @@ public final class FailoverClientMain {
         String product = args[0];
         String uri = args[1];
         int rate = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
+        boolean persistent = args.length > 3 && Boolean.parseBoolean(args[3]);
         LongConsumer received = FailoverClientMain::received;
         Sender sender;
         AutoCloseable closer;
@@ -53,7 +60,7 @@ public final class FailoverClientMain {
             FailoverClient client = FailoverClient.connect(uri);
             client.subscribe(SubscriptionRequest.builder("/queue/" + QUEUE).build(),
                     m -> received.accept(Long.parseLong(m.bodyAsString())));
-            sender = () -> client.sendAsync(Message.builder("/queue/" + QUEUE).persistent(false)
+            sender = () -> client.sendAsync(Message.builder("/queue/" + QUEUE).persistent(persistent)
                     .body(Long.toString(System.nanoTime())).build());
             closer = client;
         } else {
@@ -72,7 +79,7 @@ public final class FailoverClientMain {
             connection.start();
             Session producerSession = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageProducer producer = producerSession.createProducer(producerSession.createQueue(QUEUE));
-            producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            producer.setDeliveryMode(persistent ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
             sender = () -> producer.send(producerSession.createTextMessage(Long.toString(System.nanoTime())));
             closer = connection;
         }
@@ -90,6 +97,9 @@ public final class FailoverClientMain {
             while ((line = in.readLine()) != null) {
                 if (line.trim().equals("KILLED")) {
                     killedAt = System.nanoTime();
+                } else if (line.trim().equals("count")) {
+                    System.out.println("COUNT received=" + RECEIVED.get() + " duplicates=" + DUPLICATES.get());
+                    System.out.flush();
                 }
             }
         } catch (IOException e) {
@@ -106,6 +116,10 @@ public final class FailoverClientMain {
     private static void received(long sentNanos) {
         long now = System.nanoTime();
         FIRST.countDown();
+        RECEIVED.incrementAndGet();
+        if (!SEEN.add(sentNanos)) {
+            DUPLICATES.incrementAndGet();
+        }
         long k = killedAt;
         if (sentNanos > k) {
             killedAt = Long.MAX_VALUE;

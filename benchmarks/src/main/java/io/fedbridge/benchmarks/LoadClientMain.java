@@ -91,6 +91,9 @@ public final class LoadClientMain {
         this.stallTimeout = Duration.ofSeconds(Long.parseLong(a[6]));
         this.mode = LoadConnection.Mode.of(a[7]);
         this.ack = AckMode.fromWire(a[8]);
+        if (a.length > 9 && a[9].equals("artemis")) {
+            LoadConnection.ACTIVEMQ_PREFETCH.set(false);
+        }
         if (size < HEADER_BYTES || subscribers < 1) {
             throw new IllegalArgumentException("size must be >= " + HEADER_BYTES + " and subscribers >= 1, but were "
                     + size + " and " + subscribers);
@@ -98,9 +101,9 @@ public final class LoadClientMain {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 9) {
+        if (args.length != 9 && !(args.length == 10 && args[9].equals("artemis"))) {
             System.out.println("ERROR usage: LoadClientMain PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS"
-                    + " MODE ACK");
+                    + " MODE ACK [artemis]");
             System.exit(2);
         }
         System.exit(new LoadClientMain(args).run());
@@ -318,6 +321,7 @@ public final class LoadClientMain {
         LoadConnection p = producer(0);
         AtomicLong receipted = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        Histogram receipts = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         long interval = 1_000_000_000L / rate;
         long start = System.nanoTime() + 1_000_000;
         long lateSends = 0;
@@ -330,11 +334,17 @@ public final class LoadClientMain {
             if (now - due > 1_000_000) {
                 lateSends++;
             }
-            byte[] m = body(r.number, i < preroll ? (byte) 0 : (byte) 1, System.nanoTime());
+            long sentAt = System.nanoTime();
+            byte[] m = body(r.number, i < preroll ? (byte) 0 : (byte) 1, sentAt);
             if (persistent) {
+                boolean record = i >= preroll;
                 p.send(destination, m, persistent).whenComplete((v, e) -> {
                     if (e != null) {
                         failure.compareAndSet(null, e);
+                    } else if (record) {
+                        synchronized (receipts) {
+                            receipts.recordValue(Math.min(System.nanoTime() - sentAt, receipts.getHighestTrackableValue()));
+                        }
                     }
                     receipted.incrementAndGet();
                 });
@@ -353,6 +363,11 @@ public final class LoadClientMain {
         }
         double achieved = measured * 1e9 / Math.max(1, sendEnd - (start + preroll * interval));
         String extra = "rate=" + Math.round(achieved) + " lateSends=" + lateSends;
+        if (persistent) {
+            synchronized (receipts) {
+                extra += " " + percentiles("receipt", receipts); // send -> receipt of each measured message
+            }
+        }
         String result = r.finish(start, sendEnd, extra);
         synchronized (r.histogram) {
             return result + " measured=" + r.histogram.getTotalCount() + " " + percentiles("", r.histogram);

@@ -54,6 +54,13 @@ interface LoadConnection extends AutoCloseable {
     CompletableFuture<Void> send(String destination, byte[] body, boolean persistent);
 
     /**
+     * Whether subscriptions carry {@code activemq.prefetchSize} (default). Artemis reads it as a window in bytes that an
+     * {@code ack:auto} subscription never gets credit back for, so the load client for Artemis turns it off (its
+     * argument {@code artemis}); one load client process talks to one product.
+     */
+    java.util.concurrent.atomic.AtomicBoolean ACTIVEMQ_PREFETCH = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+    /**
      * Subscribes with {@code ack} and {@code prefetch} (sent as {@code prefetch-size} and {@code activemq.prefetchSize});
      * the listener runs on the connection's reading thread. Returns what unsubscribes (and waits until the broker
      * confirmed it).
@@ -91,8 +98,11 @@ interface LoadConnection extends AutoCloseable {
 
         @Override
         public Runnable subscribe(String destination, AckMode ack, int prefetch, Listener listener) {
-            SubscriptionRequest req = SubscriptionRequest.builder(destination).ackMode(ack).prefetch(prefetch)
-                    .header("activemq.prefetchSize", Integer.toString(prefetch)).build();
+            SubscriptionRequest.Builder sub = SubscriptionRequest.builder(destination).ackMode(ack).prefetch(prefetch);
+            if (ACTIVEMQ_PREFETCH.get()) {
+                sub.header("activemq.prefetchSize", Integer.toString(prefetch));
+            }
+            SubscriptionRequest req = sub.build();
             // The listener only counts and timestamps, so it runs on the I/O thread: the client adds no thread
             // hand-over of its own to what is measured (the same for every target).
             return c.subscribeOnIoThread(req, m -> listener.onMessage(m.body(), m::ack))::unsubscribe;

@@ -107,7 +107,7 @@ final class PerFrameConnection implements LoadConnection {
         subscriptions.put(id, new Subscriber(ack != AckMode.AUTO, listener));
         request("SUBSCRIBE to " + destination, new StringBuilder("SUBSCRIBE\nid:").append(id).append("\ndestination:")
                 .append(destination).append("\nack:").append(ack.wireValue()).append("\nprefetch-size:").append(prefetch)
-                .append("\nactivemq.prefetchSize:").append(prefetch).append('\n'));
+                .append(LoadConnection.ACTIVEMQ_PREFETCH.get() ? "\nactivemq.prefetchSize:" + prefetch : "").append('\n'));
         return () -> {
             request("UNSUBSCRIBE of " + destination, new StringBuilder("UNSUBSCRIBE\nid:").append(id).append('\n'));
             subscriptions.remove(id);

@@ -51,14 +51,22 @@ final class ScenarioReport {
     }
 
     /**
-     * An aim: median fedbridge / median ActiveMQ of {@code metric} at least {@code ratio}, or, where lower is better,
-     * below it ({@code inclusive}: at most).
+     * An aim: median {@code over} / median {@code under} (fedbridge / ActiveMQ unless named) of {@code metric} at
+     * least {@code ratio}, or, where lower is better, below it ({@code inclusive}: at most).
      */
-    record Aim(String text, String scenario, String metric, double ratio, boolean inclusive) {
+    record Aim(String text, String scenario, String metric, double ratio, boolean inclusive, Target over, Target under) {
+
+        Aim(String text, String scenario, String metric, double ratio, boolean inclusive) {
+            this(text, scenario, metric, ratio, inclusive, Target.FEDBRIDGE, Target.ACTIVEMQ);
+        }
 
         Aim(String text, String scenario, String metric, double ratio) {
             this(text, scenario, metric, ratio, false);
         }
+    }
+
+    /** A ratio column of the Markdown table: median {@code over} / median {@code under}, headed {@code header}. */
+    record Ratio(Target over, Target under, String header) {
     }
 
     private final String command;
@@ -70,6 +78,10 @@ final class ScenarioReport {
     private final List<Aim> aims = new ArrayList<>();
     private final Map<Target, List<String>> failures = new EnumMap<>(Target.class);
     private final List<String> notes = new ArrayList<>();
+    private final Map<String, List<String>> sections = new LinkedHashMap<>();
+    private final List<String> markdownRows = new ArrayList<>();
+    private List<Target> markdownTargets = List.of(Target.FEDBRIDGE, Target.ACTIVEMQ);
+    private List<Ratio> markdownRatios = List.of(new Ratio(Target.FEDBRIDGE, Target.ACTIVEMQ, "fedbridge/ActiveMQ"));
     private String footnote = "";
 
     ScenarioReport(String command, List<Target> targets, int runs) {
@@ -89,6 +101,22 @@ final class ScenarioReport {
     /** A line printed under the aims (what a figure counts, why a scenario was skipped). */
     void note(String text) {
         notes.add(text);
+    }
+
+    /** The Markdown table's value columns and ratio columns (by default fedbridge, ActiveMQ, fedbridge/ActiveMQ). */
+    void markdownColumns(List<Target> columns, List<Ratio> ratios) {
+        markdownTargets = List.copyOf(columns);
+        markdownRatios = List.copyOf(ratios);
+    }
+
+    /** A section of its own, printed after the scenario tables (a measurement that is not a series of runs). */
+    void section(String title, List<String> lines) {
+        sections.put(title, List.copyOf(lines));
+    }
+
+    /** A ready-made row for the Markdown table, after the scenarios' rows. */
+    void markdownRow(String row) {
+        markdownRows.add(row);
     }
 
     void scenario(Scenario s) {
@@ -173,12 +201,16 @@ final class ScenarioReport {
     }
 
     double ratio(String scenario, String metric) {
-        return median(scenario, Target.FEDBRIDGE, metric) / median(scenario, Target.ACTIVEMQ, metric);
+        return ratio(scenario, metric, Target.FEDBRIDGE, Target.ACTIVEMQ);
+    }
+
+    double ratio(String scenario, String metric, Target over, Target under) {
+        return median(scenario, over, metric) / median(scenario, under, metric);
     }
 
     /** True, false, or null when the aim cannot be judged (a target missing). */
     Boolean isMet(Aim a) {
-        double r = ratio(a.scenario(), a.metric());
+        double r = ratio(a.scenario(), a.metric(), a.over(), a.under());
         if (Double.isNaN(r) || Double.isInfinite(r)) {
             return null;
         }
@@ -207,6 +239,11 @@ final class ScenarioReport {
         for (Scenario s : scenarios.values()) {
             printScenario(out, s);
         }
+        sections.forEach((title, lines) -> {
+            out.println();
+            out.println("== " + title);
+            lines.forEach(out::println);
+        });
         printAims(out);
         printSecurityCost(out);
         if (!failures.isEmpty()) {
@@ -298,14 +335,16 @@ final class ScenarioReport {
 
     private void printAims(PrintWriter out) {
         out.println();
-        out.println("== Aims (medians, fedbridge / ActiveMQ)");
+        boolean usual = aims.stream().allMatch(a -> a.over() == Target.FEDBRIDGE && a.under() == Target.ACTIVEMQ);
+        out.println(usual ? "== Aims (medians, fedbridge / ActiveMQ)" : "== Aims (medians, each aim's first target / its second)");
         if (aims.isEmpty()) {
             out.println("(none)");
         }
         for (Aim a : aims) {
             Metric m = metric(a);
             Boolean met = isMet(a);
-            out.printf(Locale.ROOT, "%s: %s %s  (aim %s %s%s: %s%s)%n", a.text(), m.header(), Report.times(ratio(a.scenario(), a.metric())),
+            out.printf(Locale.ROOT, "%s: %s %s  (aim %s %s%s: %s%s)%n", a.text(), m.header(),
+                    Report.times(ratio(a.scenario(), a.metric(), a.over(), a.under())),
                     m.higherIsBetter() ? ">=" : a.inclusive() ? "<=" : "<", trim(a.ratio()) + "x", m.higherIsBetter() ? "" : ", lower is better",
                     met == null ? "not judged, a target is missing" : met ? "met" : "NOT met", met == null ? "" : pairsMet(a));
         }
@@ -317,8 +356,8 @@ final class ScenarioReport {
      * each target saw about the same machine. A median can hide a coin toss; this shows it.
      */
     private String pairsMet(Aim a) {
-        List<Sample> f = samples.getOrDefault(a.scenario(), Map.of()).getOrDefault(Target.FEDBRIDGE, List.of());
-        List<Sample> o = samples.getOrDefault(a.scenario(), Map.of()).getOrDefault(Target.ACTIVEMQ, List.of());
+        List<Sample> f = samples.getOrDefault(a.scenario(), Map.of()).getOrDefault(a.over(), List.of());
+        List<Sample> o = samples.getOrDefault(a.scenario(), Map.of()).getOrDefault(a.under(), List.of());
         int n = Math.min(f.size(), o.size());
         int held = 0;
         for (int i = 0; i < n; i++) {
@@ -332,14 +371,27 @@ final class ScenarioReport {
     private void printMarkdown(PrintWriter out) {
         out.println();
         out.println("== Markdown (for the README)");
-        out.println("| " + command + " scenario | fedbridge | " + Target.ACTIVEMQ.title + " | fedbridge/ActiveMQ |");
-        out.println("|---|---:|---:|---:|");
+        StringBuilder head = new StringBuilder("| " + command + " scenario |");
+        StringBuilder rule = new StringBuilder("|---|");
+        markdownTargets.forEach(t -> {
+            head.append(' ').append(t.title).append(" |");
+            rule.append("---:|");
+        });
+        markdownRatios.forEach(r -> {
+            head.append(' ').append(r.header()).append(" |");
+            rule.append("---:|");
+        });
+        out.println(head);
+        out.println(rule);
         for (Scenario s : scenarios.values()) {
             for (Metric m : s.markdown()) {
-                out.println("| " + s.markdownName() + ", " + m.header() + " | " + cell(s, Target.FEDBRIDGE, m) + " | "
-                        + cell(s, Target.ACTIVEMQ, m) + " | " + Report.times(ratio(s.key(), m.key())) + " |");
+                StringBuilder row = new StringBuilder("| " + s.markdownName() + ", " + m.header() + " |");
+                markdownTargets.forEach(t -> row.append(' ').append(cell(s, t, m)).append(" |"));
+                markdownRatios.forEach(r -> row.append(' ').append(Report.times(ratio(s.key(), m.key(), r.over(), r.under()))).append(" |"));
+                out.println(row);
             }
         }
+        markdownRows.forEach(out::println);
         out.println();
         out.println(footnote);
     }

@@ -14,7 +14,11 @@ enum Target {
     FEDBRIDGE_TLS("fedbridge-tls", "fedbridge+TLS", FedbridgeBrokerMain.class),
     /** fedbridge with its metrics endpoint on (Micrometer, Prometheus), scraped every 5 s. */
     FEDBRIDGE_METRICS("fedbridge-metrics", "fedbridge+metrics", FedbridgeBrokerMain.class),
-    ACTIVEMQ("activemq", "ActiveMQ " + activeMqVersion(), ActiveMqBrokerMain.class),
+    ACTIVEMQ("activemq", "ActiveMQ " + version("activemq-broker", "Classic"), ActiveMqBrokerMain.class),
+    /** A fedbridge HA group of two members, one primary and one READY backup ({@code ha} benchmark only). */
+    FEDBRIDGE_HA("fedbridge-ha", "fedbridge HA pair", HaMemberMain.class),
+    /** An Artemis primary/backup pair with the replication HA policy ({@code ha} benchmark only). */
+    ARTEMIS_HA("artemis-ha", "Artemis " + version("artemis-server", "") + " HA pair", ArtemisHaMain.class),
     RELAY("relay", "relay ceiling", RelayMain.class);
 
     final String key;
@@ -33,8 +37,8 @@ enum Target {
                 return t;
             }
         }
-        throw new IllegalArgumentException("target must be one of fedbridge, fedbridge-secured, fedbridge-tls, fedbridge-metrics, activemq, relay,"
-                + " but was '" + key + "'");
+        throw new IllegalArgumentException("target must be one of " + String.join(", ",
+                java.util.Arrays.stream(values()).map(t -> t.key).toList()) + ", but was '" + key + "'");
     }
 
     boolean isFedbridge() {
@@ -43,7 +47,7 @@ enum Target {
 
     /** A fedbridge target with something switched on that plain fedbridge has off: its cost is reported. */
     boolean isVariant() {
-        return this == FEDBRIDGE_SECURED || this == FEDBRIDGE_TLS || this == FEDBRIDGE_METRICS;
+        return this == FEDBRIDGE_SECURED || this == FEDBRIDGE_TLS || this == FEDBRIDGE_METRICS || this == FEDBRIDGE_HA;
     }
 
     /** Whether its brokers have users, rules and the federation right on. */
@@ -55,18 +59,18 @@ enum Target {
         return this == FEDBRIDGE_TLS;
     }
 
-    /** From the jar's Maven metadata (the shaded jar has no ActiveMQ manifest to ask). */
-    private static String activeMqVersion() {
-        try (InputStream in = Target.class.getResourceAsStream("/META-INF/maven/org.apache.activemq/activemq-broker/pom.properties")) {
+    /** An org.apache.activemq artifact's version, from the jar's Maven metadata (the shaded jar has no manifest to ask). */
+    private static String version(String artifact, String otherwise) {
+        try (InputStream in = Target.class.getResourceAsStream("/META-INF/maven/org.apache.activemq/" + artifact + "/pom.properties")) {
             if (in != null) {
                 Properties p = new Properties();
                 p.load(in);
-                return p.getProperty("version", "Classic");
+                return p.getProperty("version", otherwise);
             }
         } catch (IOException e) {
             // fall through
         }
-        return "Classic";
+        return otherwise;
     }
 
     @Override

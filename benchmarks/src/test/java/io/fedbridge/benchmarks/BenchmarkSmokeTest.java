@@ -122,6 +122,31 @@ class BenchmarkSmokeTest {
     }
 
     @Test
+    void shouldReplicateEveryMessageAndTimeAFailoverOfEachHaPairAndPrintTheReport() {
+        CommandLine cl = new CommandLine(new BenchmarkMain());
+        StringWriter out = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+
+        int code = cl.execute("ha", "--runs", "1", "--warmup-seconds", "0", "--retries", "0", "--stall-seconds", "20", SMALL_JVM,
+                "--log-dir", logs.resolve("ha").toString(), "--messages", "500", "--rate", "200", "--latency-seconds", "1",
+                "--preroll-seconds", "0", "--latency-warmup-seconds", "0", "--rounds", "1", "--settle-seconds", "1",
+                "--zk-tick-ms", "500", "--zk-session-timeout-ms", "1000");
+
+        HaCommand cmd = cl.getSubcommands().get("ha").getCommand();
+        ScenarioReport report = cmd.report();
+        String printed = out.toString();
+        assertThat(report.failures()).as("failures, printed:%n%s", printed).isEmpty();
+        for (String scenario : List.of("throughput", "latency")) {
+            assertThat(report.samples(scenario)).as(scenario).containsOnlyKeys("fedbridge-ha", "fedbridge", "artemis-ha")
+                    .allSatisfy((target, runs) -> assertThat(runs).as(scenario + " on " + target).singleElement()
+                            .satisfies(r -> assertThat(r.received()).isEqualTo(r.expected())));
+        }
+        assertThat(printed).contains("| ha scenario | fedbridge HA pair | fedbridge | Artemis", "== Failover after kill -9",
+                "fedbridge HA, ZooKeeper", "fedbridge HA, manual", "RESULT complete");
+        assertThat(code).isZero();
+    }
+
+    @Test
     void shouldTimeAThirdBrokerJoiningByMulticastAndPrintTheReport() {
         runComparison("discovery", List.of("discovery"));
     }

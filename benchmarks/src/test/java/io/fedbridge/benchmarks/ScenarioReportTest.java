@@ -33,6 +33,26 @@ class ScenarioReportTest {
         assertThat(printed(r)).contains("(aim >= 3x: met; held in 1 of 2 run pairs)");
     }
 
+    @Test
+    void shouldJudgeAnAimBetweenTheTwoTargetsItNamesAndPrintTheChosenMarkdownColumns() {
+        List<Target> ts = List.of(Target.FEDBRIDGE_HA, Target.FEDBRIDGE, Target.ARTEMIS_HA);
+        ScenarioReport r = new ScenarioReport("ha", ts, 1);
+        r.scenario(new Scenario("s", "a scenario", "persistent", MSGS, List.of(), List.of(MSGS), true));
+        r.aim(new Aim("HA >= half of unreplicated", "s", MSGS.key(), 0.5, false, Target.FEDBRIDGE_HA, Target.FEDBRIDGE));
+        r.aim(new Aim("HA >= 2x Artemis HA", "s", MSGS.key(), 2, false, Target.FEDBRIDGE_HA, Target.ARTEMIS_HA));
+        r.markdownColumns(ts, List.of(new ScenarioReport.Ratio(Target.FEDBRIDGE_HA, Target.FEDBRIDGE, "HA / unreplicated")));
+        r.markdownRow("| failover | 1 | – | 2 | – |");
+        double[] values = {30_000, 40_000, 10_000};
+        for (int i = 0; i < ts.size(); i++) {
+            r.add("s", ts.get(i), new Sample(Map.of(MSGS.key(), values[i]), 1, 1, 0, 0, 0));
+        }
+
+        assertThat(printed(r)).contains("HA >= half of unreplicated: msg/s 0.75x  (aim >= 0.5x: met; held in 1 of 1 run pairs)",
+                "HA >= 2x Artemis HA: msg/s 3.00x  (aim >= 2x: met",
+                "| ha scenario | fedbridge HA pair | fedbridge | Artemis", "| persistent, msg/s | 30,000 | 40,000 | 10,000 | 0.75x |",
+                "| failover | 1 | – | 2 | – |");
+    }
+
     private static ScenarioReport report(Metric m, double ratio, double[] fedbridge, double[] activemq) {
         ScenarioReport r = new ScenarioReport("bridge", List.of(Target.FEDBRIDGE, Target.ACTIVEMQ), fedbridge.length);
         r.scenario(new Scenario("s", "a scenario", "s", m, List.of(), List.of(m), true));
