@@ -212,13 +212,18 @@ public final class StompConnection implements AutoCloseable {
     }
 
     private void awaitWritable(Channel ch) {
+        awaitWritable(ch, Long.MAX_VALUE);
+    }
+
+    /** Waits until the channel takes more (or closed, or {@code deadline} in nanoTime passed); true if writable. */
+    private boolean awaitWritable(Channel ch, long deadline) {
         FrameWriter w = writer;
         if (w.isWritable() || io.netty.util.internal.ThreadExecutorMap.currentExecutor() != null) {
-            return; // an event-loop thread (this connection's or another's) never blocks: its callers bound what they send
+            return true; // an event-loop thread (this connection's or another's) never blocks: its callers bound what they send
         }
         synchronized (writability) {
             boolean interrupted = false;
-            while (!w.isWritable() && ch.isActive()) {
+            while (!w.isWritable() && ch.isActive() && (deadline == Long.MAX_VALUE || System.nanoTime() - deadline < 0)) {
                 try {
                     writability.wait(100);
                 } catch (InterruptedException e) {
@@ -228,6 +233,7 @@ public final class StompConnection implements AutoCloseable {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+            return w.isWritable();
         }
     }
 
@@ -453,7 +459,10 @@ public final class StompConnection implements AutoCloseable {
             }
             return;
         }
-        if (ch.isActive() && connectedHeaders != null) {
+        // A peer that stopped reading (a slow consumer's broker cut its subscription, a stalled link) never takes the
+        // DISCONNECT: after closeTimeout the socket just closes.
+        if (ch.isActive() && connectedHeaders != null
+                && awaitWritable(ch, System.nanoTime() + config.closeTimeout().toNanos())) {
             CompletableFuture<Void> r = sendFrame(StompFrame.of(StompCommand.DISCONNECT), true);
             closing = true;
             try {
