@@ -429,7 +429,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         HaGate ha = core.haGate;
         StompHeaders haConnected = new StompHeaders();
         if (haBackupConnect != null) {
+            // The stream carries every stored message: with authorization rules, the link's user needs 'federate' on it.
+            String stream = "/topic/fedbridge.ha." + haBackupConnect.get(HaGate.BACKUP_HEADER); // its name in the rules
             String refused = ha == null ? "broker " + core.config.name() + " is not a member of an HA group"
+                    : !guard.mayFederate(identity, federationLink, stream) ? "user '" + identity.name()
+                    + "' lacks the federate right on " + stream + ", which an HA backup's link needs"
                     : ha.refuseBackup(haBackupConnect, identity, haConnected);
             if (refused != null) {
                 error("CONNECT refused: " + refused, null, null);

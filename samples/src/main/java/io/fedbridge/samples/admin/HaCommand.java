@@ -91,6 +91,11 @@ public final class HaCommand {
 
         /** One request to one member: the answer of status ok, or an AdminException with the member's words. */
         JsonNode request(String member, ObjectNode request) {
+            return request(member, request, timeout);
+        }
+
+        /** {@link #request(String, ObjectNode)}, waiting at most {@code timeout} for the member and its answer. */
+        JsonNode request(String member, ObjectNode request, Duration timeout) {
             CompositeUri uri;
             try {
                 uri = CompositeUri.parse(member);
@@ -146,7 +151,12 @@ public final class HaCommand {
         }
 
         JsonNode status(String member) {
-            JsonNode objects = request(member, ManagementClient.JSON.createObjectNode().put("op", "get").put("type", "ha")).path("objects");
+            return status(member, timeout);
+        }
+
+        JsonNode status(String member, Duration timeout) {
+            JsonNode objects = request(member, ManagementClient.JSON.createObjectNode().put("op", "get").put("type", "ha"),
+                    timeout).path("objects");
             return objects.path(0);
         }
     }
@@ -221,7 +231,10 @@ public final class HaCommand {
             JsonNode s = null;
             while (System.nanoTime() < deadline) {
                 try {
-                    s = status(url);
+                    // Short tries: a connection that reached the backup's listeners as they closed must not use up
+                    // the whole --timeout waiting for an answer that cannot come.
+                    long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+                    s = status(url, Duration.ofMillis(Math.min(2000, left)));
                     if ("primary".equals(s.path("role").asText())) {
                         break;
                     }
