@@ -200,6 +200,10 @@ public final class BrokerConfigFile {
             new BrokerKey("autoDeleteIdle", false, (v, p) -> {
                 Duration idle = v.duration();
                 return b -> b.autoDeleteIdle(idle);
+            }),
+            new BrokerKey("tempDestinationReconnectGrace", false, (v, p) -> {
+                Duration grace = v.duration();
+                return b -> b.tempDestinationReconnectGrace(grace);
             })), BrokerKey::name);
 
     /** The keys of a {@code [policy PATTERN]} section, in the order of {@link DestinationPolicy}'s components. */
