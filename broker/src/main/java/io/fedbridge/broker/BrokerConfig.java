@@ -443,6 +443,12 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** See {@link io.fedbridge.broker.cluster.ClusterConfig#masterBroker()}. */
+        public Builder masterBroker(String name) {
+            cluster.masterBroker(name);
+            return this;
+        }
+
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
                     durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics,

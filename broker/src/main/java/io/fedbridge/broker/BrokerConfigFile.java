@@ -204,7 +204,8 @@ public final class BrokerConfigFile {
             new BrokerKey("tempDestinationReconnectGrace", false, (v, p) -> {
                 Duration grace = v.duration();
                 return b -> b.tempDestinationReconnectGrace(grace);
-            })), BrokerKey::name);
+            }),
+            new BrokerKey("masterBroker", false, (v, p) -> b -> b.masterBroker(v.raw()))), BrokerKey::name);
 
     /** The keys of a {@code [policy PATTERN]} section, in the order of {@link DestinationPolicy}'s components. */
     private static final Map<String, PolicyKey> POLICY_KEYS = index(List.of(

@@ -22,9 +22,13 @@ import java.util.Set;
  *                       client gets the same name back on whichever broker it reconnects to within it. Default
  *                       {@link #DEFAULT_TEMP_DESTINATION_RECONNECT_GRACE} (30 s); {@link Duration#ZERO} = deleted at once,
  *                       as before (docs/cluster.md)
+ * @param masterBroker   OpenMQ's master-broker mode: the name of the broker that must take part in every definition
+ *                       change. It changes definitions at any time; another broker only while its own network
+ *                       connector's link to it is up, and refuses otherwise (the same value on every broker). Null
+ *                       (default) = no master: every broker may change definitions, conflicts settle by version
  */
 public record ClusterConfig(List<DestinationPolicy> destinations, Duration autoDeleteIdle,
-                            Duration tempDestinationReconnectGrace) {
+                            Duration tempDestinationReconnectGrace, String masterBroker) {
 
     /**
      * 30 s: a failover client notices a dead broker within two missed heart-beats (seconds) and reconnects with a
@@ -34,7 +38,7 @@ public record ClusterConfig(List<DestinationPolicy> destinations, Duration autoD
     public static final Duration DEFAULT_TEMP_DESTINATION_RECONNECT_GRACE = Duration.ofSeconds(30);
 
     public ClusterConfig(List<DestinationPolicy> destinations, Duration autoDeleteIdle) {
-        this(destinations, autoDeleteIdle, null);
+        this(destinations, autoDeleteIdle, null, null);
     }
 
     public ClusterConfig {
@@ -60,10 +64,14 @@ public record ClusterConfig(List<DestinationPolicy> destinations, Duration autoD
             throw new IllegalArgumentException("tempDestinationReconnectGrace must be >= 0 (0 = none), but was "
                     + tempDestinationReconnectGrace);
         }
+        if (masterBroker != null && (masterBroker.isBlank() || !masterBroker.equals(masterBroker.trim()))) {
+            throw new IllegalArgumentException("masterBroker must be a broker's name (not blank, no surrounding spaces), but was '"
+                    + masterBroker + "'");
+        }
     }
 
     public static ClusterConfig ofDefaults() {
-        return new ClusterConfig(List.of(), Duration.ZERO, null);
+        return new ClusterConfig(List.of(), Duration.ZERO, null, null);
     }
 
     public static Builder builder() {
@@ -75,6 +83,7 @@ public record ClusterConfig(List<DestinationPolicy> destinations, Duration autoD
         b.destinations.addAll(destinations);
         b.autoDeleteIdle = autoDeleteIdle;
         b.tempDestinationReconnectGrace = tempDestinationReconnectGrace;
+        b.masterBroker = masterBroker;
         return b;
     }
 
@@ -82,6 +91,7 @@ public record ClusterConfig(List<DestinationPolicy> destinations, Duration autoD
         private final List<DestinationPolicy> destinations = new ArrayList<>();
         private Duration autoDeleteIdle;
         private Duration tempDestinationReconnectGrace;
+        private String masterBroker;
 
         private Builder() {
         }
@@ -104,8 +114,14 @@ public record ClusterConfig(List<DestinationPolicy> destinations, Duration autoD
             return this;
         }
 
+        /** See {@link ClusterConfig#masterBroker()}. */
+        public Builder masterBroker(String name) {
+            this.masterBroker = name;
+            return this;
+        }
+
         public ClusterConfig build() {
-            return new ClusterConfig(destinations, autoDeleteIdle, tempDestinationReconnectGrace);
+            return new ClusterConfig(destinations, autoDeleteIdle, tempDestinationReconnectGrace, masterBroker);
         }
     }
 }
