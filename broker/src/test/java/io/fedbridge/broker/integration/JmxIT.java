@@ -58,8 +58,8 @@ class JmxIT extends BrokerTestSupport {
                 .until(() -> !server.isRegistered(n));
 
         c.send(Message.of("/queue/jmx.lazy", "x")).get();
-        await("the bean with the first message").atMost(WAIT).untilAsserted(() ->
-                assertThat(server.getAttribute(n, "Enqueued")).isEqualTo(1L));
+        await("the bean with the first message").atMost(WAIT).until(() -> server.isRegistered(n));
+        assertThat(server.getAttribute(n, "Enqueued")).isEqualTo(1L);
         assertThat(Thread.getAllStackTraces().keySet()).as("housekeeping has its own thread, off the I/O loops")
                 .anyMatch(t -> t.getName().startsWith("fedbridge-jmx-lazy-housekeeping"));
     }
