@@ -28,8 +28,11 @@ final class QueueDestination {
     volatile DestinationPolicy policy;
     final boolean sharedQueue;
     private final BrokerCore core;
-    @SuppressWarnings("unchecked")
-    private final ArrayDeque<QueueEntry>[] pending = new ArrayDeque[PRIORITIES];
+    /**
+     * Pending messages by message priority. Null until a message arrives, and each priority's deque null until a
+     * message of that priority does: most of ten thousand queues hold nothing, most others one priority.
+     */
+    private ArrayDeque<QueueEntry>[] pending;
     private final List<ServerConsumer> consumers = new ArrayList<>();
     private final List<Runnable> pausedProducers = new ArrayList<>();
     private int pendingCount;
@@ -55,7 +58,7 @@ final class QueueDestination {
      * @param sharedQueue a queue proper (one copy of a message for one of its consumers), not a topic subscriber's:
      *                    only there does a local consumer's ack mean every other copy of the message is a duplicate
      */
-    private final ScheduledDelivery schedule;
+    private ScheduledDelivery schedule;
 
     QueueDestination(BrokerCore core, String name, String storeKey, DestinationPolicy policy, boolean sharedQueue) {
         this.sharedQueue = sharedQueue;
@@ -63,10 +66,25 @@ final class QueueDestination {
         this.name = name;
         this.storeKey = storeKey;
         this.policy = policy;
-        this.schedule = new ScheduledDelivery(core.scheduler, this::dispatch);
-        for (int i = 0; i < PRIORITIES; i++) {
-            pending[i] = new ArrayDeque<>();
+    }
+
+    /** The pending messages of {@code priority}, or null if none ever came. */
+    private ArrayDeque<QueueEntry> pendingAt(int priority) {
+        return pending == null ? null : pending[priority];
+    }
+
+    /** The pending messages of {@code priority}, created on first use. */
+    @SuppressWarnings("unchecked")
+    private ArrayDeque<QueueEntry> pendingFor(int priority) {
+        if (pending == null) {
+            pending = new ArrayDeque[PRIORITIES];
         }
+        ArrayDeque<QueueEntry> d = pending[priority];
+        if (d == null) {
+            d = new ArrayDeque<>();
+            pending[priority] = d;
+        }
+        return d;
     }
 
     // ---------------------------------------------------------------- admission (policies)
@@ -119,7 +137,8 @@ final class QueueDestination {
         QueueEntry oldest = null;
         int from = -1;
         for (int p = 0; p < PRIORITIES; p++) {
-            QueueEntry head = pending[p].peekFirst();
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            QueueEntry head = d == null ? null : d.peekFirst();
             if (head != null && (oldest == null || head.message.sequence < oldest.message.sequence)) {
                 oldest = head;
                 from = p;
@@ -137,7 +156,7 @@ final class QueueDestination {
             core.release(e);
             return;
         }
-        pending[e.message.priority].addLast(e);
+        pendingFor(e.message.priority).addLast(e);
         pendingCount++;
         enqueued++;
         held++;
@@ -277,7 +296,7 @@ final class QueueDestination {
                 forget(e);
                 continue;
             }
-            pending[e.message.priority].addFirst(e);
+            pendingFor(e.message.priority).addFirst(e);
             pendingCount++;
         }
     }
@@ -309,7 +328,11 @@ final class QueueDestination {
         long now = core.clock.millis();
         io.fedbridge.broker.DispatchListener dispatched = core.dispatchListener; // read once per pass, not per message
         for (int p = PRIORITIES - 1; p >= 0 && pendingCount > 0; p--) {
-            Iterator<QueueEntry> it = pending[p].iterator();
+            ArrayDeque<QueueEntry> d = pending[p]; // the array exists: pendingCount > 0
+            if (d == null) {
+                continue;
+            }
+            Iterator<QueueEntry> it = d.iterator();
             while (it.hasNext()) {
                 QueueEntry e = it.next();
                 if (e.message.isExpired(now)) {
@@ -320,7 +343,7 @@ final class QueueDestination {
                     forget(e);
                     continue;
                 }
-                if (e.message.deliverAt != 0 && schedule.skip(e.message, now)) {
+                if (e.message.deliverAt != 0 && schedule().skip(e.message, now)) {
                     continue; // scheduled for later; the schedule dispatches again then
                 }
                 ServerConsumer c = pick(e, now);
@@ -370,6 +393,14 @@ final class QueueDestination {
         }
     }
 
+    /** The timer of scheduled messages, created when the first one waits. */
+    private ScheduledDelivery schedule() {
+        if (schedule == null) {
+            schedule = new ScheduledDelivery(core.scheduler, this::dispatch);
+        }
+        return schedule;
+    }
+
     /** Runs a dispatch after {@code millis} (a held message becomes free then). */
     private void scheduleDispatch(long millis) {
         core.scheduler.schedule(this::dispatch, millis, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -382,7 +413,8 @@ final class QueueDestination {
      */
     synchronized void stored(QueueEntry e, Throwable failure) {
         e.storing = null;
-        if (failure != null && pending[e.message.priority].remove(e)) {
+        ArrayDeque<QueueEntry> d = pendingAt(e.message.priority);
+        if (failure != null && d != null && d.remove(e)) {
             pendingCount--;
             core.memory.release(e.message.size);
             forget(e);
@@ -480,11 +512,13 @@ final class QueueDestination {
     /** Drops everything (a subscription that ended, a durable subscription removed). */
     synchronized void delete() {
         deleted = true;
-        for (ArrayDeque<QueueEntry> d : pending) {
-            for (QueueEntry e : d) {
-                core.release(e);
+        if (pending != null) {
+            for (ArrayDeque<QueueEntry> d : pending) {
+                if (d != null) {
+                    d.forEach(core::release);
+                }
             }
-            d.clear();
+            pending = null;
         }
         pendingCount = 0;
     }
@@ -502,8 +536,9 @@ final class QueueDestination {
     synchronized List<QueueEntry> takePending(int max) {
         List<QueueEntry> taken = new ArrayList<>(Math.min(max, pendingCount));
         for (int p = PRIORITIES - 1; p >= 0 && taken.size() < max; p--) {
-            while (taken.size() < max && !pending[p].isEmpty()) {
-                QueueEntry e = pending[p].pollFirst();
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            while (d != null && taken.size() < max && !d.isEmpty()) {
+                QueueEntry e = d.pollFirst();
                 pendingCount--;
                 forget(e);
                 taken.add(e);
@@ -517,7 +552,11 @@ final class QueueDestination {
     synchronized List<QueueEntry> peekPending(int max) {
         List<QueueEntry> seen = new ArrayList<>(Math.min(max, pendingCount));
         for (int p = PRIORITIES - 1; p >= 0 && seen.size() < max; p--) {
-            for (QueueEntry e : pending[p]) {
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            if (d == null) {
+                continue;
+            }
+            for (QueueEntry e : d) {
                 if (seen.size() == max) {
                     break;
                 }
@@ -535,8 +574,11 @@ final class QueueDestination {
     /** Every message the queue holds: pending, then delivered and not yet acknowledged (queue replication's catch-up). */
     synchronized List<QueueEntry> content() {
         List<QueueEntry> all = new ArrayList<>(pendingCount + inflight);
-        for (ArrayDeque<QueueEntry> d : pending) {
-            all.addAll(d);
+        for (int p = 0; p < PRIORITIES; p++) {
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            if (d != null) {
+                all.addAll(d);
+            }
         }
         for (ServerConsumer c : consumers) {
             all.addAll(c.inflightEntries());
@@ -546,7 +588,8 @@ final class QueueDestination {
 
     /** Takes {@code e} out of the pending messages (a replica's copy its source removed); false if it is not pending. */
     synchronized boolean removePending(QueueEntry e) {
-        if (!pending[e.message.priority].remove(e)) {
+        ArrayDeque<QueueEntry> d = pendingAt(e.message.priority);
+        if (d == null || !d.remove(e)) {
             return false;
         }
         pendingCount--;
@@ -559,10 +602,14 @@ final class QueueDestination {
     /** Orders the pending messages of each priority by sequence (a promoted replica's copies arrived out of order). */
     synchronized void sortPendingBySequence() {
         for (int p = 0; p < PRIORITIES; p++) {
-            List<QueueEntry> l = new ArrayList<>(pending[p]);
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            if (d == null) {
+                continue;
+            }
+            List<QueueEntry> l = new ArrayList<>(d);
             l.sort(Comparator.comparingLong(x -> x.message.sequence));
-            pending[p].clear();
-            pending[p].addAll(l);
+            d.clear();
+            d.addAll(l);
         }
     }
 

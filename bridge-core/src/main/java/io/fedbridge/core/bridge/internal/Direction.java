@@ -45,9 +45,10 @@ public final class Direction implements DemandRegistry.Route {
         final String origin;
         final io.fedbridge.core.bridge.RemoteConsumer consumer;
         final List<io.fedbridge.core.bridge.BridgeFilter> filters;
-        final Set<String> members = new LinkedHashSet<>();
+        // Sized for the usual one member and an empty window: ten thousand of these wait for a first message.
+        final Set<String> members = new LinkedHashSet<>(2);
         /** With batched receipts: this subscription's messages in delivery order, until acknowledged. */
-        final ArrayDeque<Forward> window = new ArrayDeque<>();
+        final ArrayDeque<Forward> window = new ArrayDeque<>(1);
         Subscription subscription;
         int inflight;
         boolean draining;
@@ -107,6 +108,9 @@ public final class Direction implements DemandRegistry.Route {
      * receipt settles every forward before it, and the source gets one cumulative ACK per subscription for them.
      */
     private final boolean batchedReceipts;
+    /** SUBSCRIBE header values every network subscription carries: one string each, not one per subscription. */
+    private final String prefetchValue;
+    private final String maxHopsValue;
     private final int receiptEvery;
     /** Forwards written to the target and not yet covered by a receipt, in write order. Guarded by this. */
     private final ArrayDeque<Forward> unreceipted = new ArrayDeque<>();
@@ -147,6 +151,8 @@ public final class Direction implements DemandRegistry.Route {
         // ack:client is not confined to one subscription, and messages went missing in RabbitMqInteropIT.
         this.batchedReceipts = ordered && !config.filtersMayBlock() && sourceNames.dialect() != io.fedbridge.core.bridge.Dialect.RABBITMQ;
         this.receiptEvery = Math.max(1, Math.min(128, config.prefetchSize() / 2));
+        this.prefetchValue = Integer.toString(config.prefetchSize());
+        this.maxHopsValue = Integer.toString(config.messageTTL());
     }
 
     public void start() {
@@ -231,7 +237,7 @@ public final class Direction implements DemandRegistry.Route {
         }
         boolean moved;
         synchronized (this) {
-            advertised.computeIfAbsent(origin, k -> new HashMap<>()).merge(path, 1, Integer::sum);
+            advertised.computeIfAbsent(origin, k -> new HashMap<>(2)).merge(path, 1, Integer::sum);
             Demand known = demands.get(origin);
             if (known != null && known.path().size() < path.size()) {
                 return; // a shorter route to the same consumer is advertised already
@@ -404,15 +410,15 @@ public final class Direction implements DemandRegistry.Route {
                 .header(FederationHeaders.NETWORK_CONSUMER, "true")
                 .header(FederationHeaders.ORIGIN_CONSUMER, ns.origin)
                 .header(FederationHeaders.CONSUMER_PATH, String.join(",", ns.path))
-                .header(FederationHeaders.MAX_HOPS, Integer.toString(config.messageTTL()));
+                .header(FederationHeaders.MAX_HOPS, maxHopsValue);
         if (targetId != null) {
             r.header(FederationHeaders.EXCLUDE_BROKER, targetId);
         }
         // ActiveMQ's and RabbitMQ's names too, so foreign brokers honour the window and priority.
-        r.header("activemq.prefetchSize", Integer.toString(config.prefetchSize()));
-        r.header("prefetch-count", Integer.toString(config.prefetchSize()));
+        r.header("activemq.prefetchSize", prefetchValue);
+        r.header("prefetch-count", prefetchValue);
         if (config.decreaseNetworkConsumerPriority()) {
-            String priority = Integer.toString(-Math.max(1, ns.path.size()));
+            String priority = ns.path.size() <= 1 ? "-1" : Integer.toString(-ns.path.size());
             r.header(StompHeaders.CONSUMER_PRIORITY, priority);
             r.header("activemq.priority", priority);
         }
