@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.fedbridge.broker.testing.ChildBroker;
 
 /**
  * The failover client's promise end to end: three fedbridge brokers in child JVMs bridged in a full mesh (duplex), a
