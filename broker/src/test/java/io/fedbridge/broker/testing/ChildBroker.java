@@ -59,6 +59,7 @@ public final class ChildBroker implements AutoCloseable {
     private final String name;
     private final Path dataDirectory;
     private final String networkConnector;
+    private final List<String> jvmOptions;
     private final Path logDirectory;
     private final int run;
     private final Process process;
@@ -66,11 +67,12 @@ public final class ChildBroker implements AutoCloseable {
     private final String uri;
     private final BlockingQueue<String> statsLines;
 
-    private ChildBroker(String name, Path dataDirectory, String networkConnector, Path logDirectory,
+    private ChildBroker(String name, Path dataDirectory, String networkConnector, List<String> jvmOptions, Path logDirectory,
                         int run, Process process, Path log, String uri, BlockingQueue<String> statsLines) {
         this.name = name;
         this.dataDirectory = dataDirectory;
         this.networkConnector = networkConnector;
+        this.jvmOptions = jvmOptions;
         this.logDirectory = logDirectory;
         this.run = run;
         this.process = process;
@@ -89,21 +91,29 @@ public final class ChildBroker implements AutoCloseable {
      */
     public static ChildBroker start(String name, Path dataDirectory, int port, String networkConnector, Path logDirectory)
             throws IOException, InterruptedException {
+        return start(name, dataDirectory, port, networkConnector, logDirectory, List.of());
+    }
+
+    /** The same, with extra options for the child JVM (kept for its restarts), e.g. {@code -XX:TieredStopAtLevel=1}. */
+    public static ChildBroker start(String name, Path dataDirectory, int port, String networkConnector, Path logDirectory,
+                                    List<String> jvmOptions) throws IOException, InterruptedException {
         Files.createDirectories(logDirectory);
-        return start(name, dataDirectory, port, networkConnector, logDirectory, 1, logDirectory.resolve(name + "-1.log"));
+        return start(name, dataDirectory, port, networkConnector, List.copyOf(jvmOptions), logDirectory, 1,
+                logDirectory.resolve(name + "-1.log"));
     }
 
     /** A broker named {@code crash} on any free port, with no network connector; its stderr goes to {@code log}. */
     public static ChildBroker start(Path dataDirectory, Path log) throws IOException, InterruptedException {
-        return start("crash", dataDirectory, 0, null, log.toAbsolutePath().getParent(), 1, log);
+        return start("crash", dataDirectory, 0, null, List.of(), log.toAbsolutePath().getParent(), 1, log);
     }
 
-    private static ChildBroker start(String name, Path dataDirectory, int port, String networkConnector, Path logDirectory,
-                                     int run, Path log) throws IOException, InterruptedException {
+    private static ChildBroker start(String name, Path dataDirectory, int port, String networkConnector, List<String> jvmOptions,
+                                     Path logDirectory, int run, Path log) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
-                "-Dio.netty.leakDetection.level=paranoid", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC"));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-Dio.netty.leakDetection.level=paranoid", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
                 "-cp", System.getProperty("java.class.path"),
                 ChildBrokerMain.class.getName(), name, dataDirectory.toString(), Integer.toString(port)));
         if (networkConnector != null) {
@@ -117,7 +127,7 @@ public final class ChildBroker implements AutoCloseable {
         reader.start();
         try {
             String uri = ready.get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            return new ChildBroker(name, dataDirectory, networkConnector, logDirectory, run, p, log, uri, statsLines);
+            return new ChildBroker(name, dataDirectory, networkConnector, jvmOptions, logDirectory, run, p, log, uri, statsLines);
         } catch (ExecutionException e) {
             reap(p);
             throw new StartFailed("child broker " + name + " (run " + run + ") did not start: " + e.getCause().getMessage()
@@ -163,7 +173,7 @@ public final class ChildBroker implements AutoCloseable {
                 .until(() -> {
                     int next = run + attempt.incrementAndGet();
                     try {
-                        started.set(start(name, dataDirectory, port(), networkConnector, logDirectory, next,
+                        started.set(start(name, dataDirectory, port(), networkConnector, jvmOptions, logDirectory, next,
                                 logDirectory.resolve(name + "-" + next + ".log")));
                         return true;
                     } catch (StartFailed e) {
