@@ -71,7 +71,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Parts with names of their own, in this package: {@link SendWriter} (writing sends and settling them from
  * receipts, on the connections' I/O threads), {@link PendingSends} (the bounded send buffer), {@link BackupPool}
- * (ready connections for {@code backup=true}, engine-confined), {@link BrokerList} and {@link LearnedBrokerFilter} (the
+ * (ready connections for {@code backup=true}, engine-confined), {@link SendDeadlines} (the send
+ * {@code timeout} while disconnected), {@link BrokerList} and {@link LearnedBrokerFilter} (the
  * brokers to try, and which announced ones to accept), {@link DefaultFailoverSubscription} (restoring a subscription
  * and dropping redeliveries) and {@link DefaultFailoverTransaction}.
  */
@@ -133,6 +134,7 @@ public final class DefaultFailoverClient implements FailoverClient {
     private final PendingSends pending;
     private final SendWriter writer;
     private final BackupPool backups;
+    private final SendDeadlines deadlines;
     private final IntervalFunction backoff;
     private final CompletableFuture<Void> firstConnection = new CompletableFuture<>();
     private final ConnectionListener connectionListener = new ConnectionListener() {
@@ -166,7 +168,6 @@ public final class DefaultFailoverClient implements FailoverClient {
     private boolean everConnected;
     private CompositeUri lastFailedUri;
     private long roundId;
-    private ScheduledFuture<?> deadlineCheck;
     private ScheduledFuture<?> roundTimer;
     private ScheduledFuture<?> probeTimer;
     private int probeAttempts;
@@ -194,6 +195,22 @@ public final class DefaultFailoverClient implements FailoverClient {
         this.pending = new PendingSends(config.maxCacheSize());
         this.backoff = config.reconnect().intervalFunction();
         this.writer = new SendWriter(pending);
+        this.deadlines = new SendDeadlines(config, pending, brokers, clock, lock, new SendDeadlines.Host() {
+            @Override
+            public boolean isWaitingForConnection() {
+                return !active && state != State.FAILED && state != State.CLOSED;
+            }
+
+            @Override
+            public Throwable lastFailure() {
+                return lastFailure;
+            }
+
+            @Override
+            public void schedule(Runnable task, long delayMillis, java.util.function.Consumer<ScheduledFuture<?>> handle) {
+                DefaultFailoverClient.this.schedule(task, delayMillis, handle);
+            }
+        });
         this.backups = new BackupPool(name, config, brokers, backoff, new BackupPool.Host() {
             @Override
             public boolean isTerminal() {
@@ -449,8 +466,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         }
         sendsResent.addAndGet(resent);
         connects.incrementAndGet();
-        cancel(deadlineCheck);
-        deadlineCheck = null;
+        deadlines.cancel();
         boolean reconnect = everConnected;
         everConnected = true;
         failedRoundsBeforeInstall = failedRounds;
@@ -513,7 +529,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         emit(new FailoverEvent.ConnectionLost(uri.withoutOptions().toString(), why));
         cancel(probeTimer);
         probeTimer = null;
-        ensureDeadlineCheck();
+        deadlines.ensure();
         if (clock.millis() - restoredAt < STABLE_CONNECTION_MILLIS) {
             LOG.debug("{}: {} failed within {} ms of connecting: backing off", name, uri.withoutOptions(), STABLE_CONNECTION_MILLIS);
             failedRounds = failedRoundsBeforeInstall;
@@ -597,67 +613,11 @@ public final class DefaultFailoverClient implements FailoverClient {
     }
 
     private void releaseEngineResources() {
-        cancel(deadlineCheck);
+        deadlines.cancel();
         cancel(probeTimer);
         cancel(roundTimer);
         roundId++;
         backups.closeAll();
-    }
-
-    // ------------------------------------------------------------------------------------------------ deadlines
-
-    private void ensureDeadlineCheck() {
-        if (config.waitsForever() || (deadlineCheck != null && !deadlineCheck.isDone())) {
-            return;
-        }
-        long earliest = -1;
-        for (PendingSend p : pending.inOrder()) {
-            long since = p.waitingSince;
-            if (since >= 0) {
-                earliest = since;
-                break;
-            }
-        }
-        if (earliest >= 0) {
-            schedule(this::checkDeadlines, earliest + config.timeout().toMillis() - clock.millis(), f -> deadlineCheck = f);
-        }
-    }
-
-    /** Fails the sends that have waited {@code timeout} without a connection, oldest first. */
-    private void checkDeadlines() {
-        deadlineCheck = null;
-        long now = clock.millis();
-        long timeout = config.timeout().toMillis();
-        List<PendingSend> expired = new ArrayList<>();
-        synchronized (lock) {
-            if (active || state == State.FAILED || state == State.CLOSED) {
-                return;
-            }
-            for (PendingSend p : pending.inOrder()) {
-                long since = p.waitingSince;
-                if (since < 0) {
-                    continue;
-                }
-                if (since + timeout > now) {
-                    break;
-                }
-                if (pending.remove(p)) {
-                    expired.add(p);
-                }
-            }
-        }
-        Throwable last = lastFailure;
-        for (PendingSend p : expired) {
-            boolean inDoubt = p.writes > 0;
-            String fate = inDoubt
-                    ? "; it was sent to " + uriOf(p.connection) + " before that connection failed and may have been accepted: "
-                            + "resending it with fedbridge-id " + p.federationId + " is safe"
-                    : "; it was never sent";
-            p.result.completeExceptionally(new FailoverTimeoutException(p + " failed: no broker of " + brokers.all()
-                    + " connected within " + config.timeout() + " (timeout)" + (last == null ? "" : "; last failure: " + describe(last))
-                    + fate, p.federationId, inDoubt, last));
-        }
-        ensureDeadlineCheck();
     }
 
     // ------------------------------------------------------------------------------------------------ sending
@@ -765,7 +725,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             }
         }
         if (waiting) {
-            runOnEngine(this::ensureDeadlineCheck);
+            runOnEngine(deadlines::ensure);
         }
         return p;
     }
@@ -1011,7 +971,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             state = State.RECONNECTING;
         }
         lastFailedUri = uri;
-        ensureDeadlineCheck();
+        deadlines.ensure();
         failedRounds = 0;
         startRound();
     }
