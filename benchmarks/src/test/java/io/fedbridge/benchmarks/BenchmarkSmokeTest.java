@@ -43,7 +43,7 @@ class BenchmarkSmokeTest {
                 "--jvm-args=-Xms64m -Xmx256m -XX:TieredStopAtLevel=1", "--log-dir", logs.resolve(clientMode).toString());
 
         ThroughputCommand cmd = cl.getSubcommands().get("throughput").getCommand();
-        Report report = cmd.report();
+        Report report = cmd.throughputReport();
         String printed = out.toString();
         assertThat(report.failures()).as("failures, printed:%n%s", printed).isEmpty();
         assertThat(report.throughputRuns()).allSatisfy((target, runs) -> assertThat(runs).as(target)
