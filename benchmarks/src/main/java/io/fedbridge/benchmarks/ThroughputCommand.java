@@ -420,9 +420,8 @@ public final class ThroughputCommand implements Callable<Integer> {
             case ACTIVEMQ -> t.title + " embedded, " + ActiveMqBrokerMain.CONNECTOR
                     + ", persistence/JMX/advisories off";
             case RELAY -> "relay: Netty STOMP relay, same codec, no broker work";
-            case FEDBRIDGE_SECURED, FEDBRIDGE_TLS, FEDBRIDGE_METRICS, FEDBRIDGE_HA, ARTEMIS_HA -> throw new IllegalArgumentException(
-                    "target must be fedbridge, activemq or relay for throughput (the fedbridge variants are for bridge, the HA"
-                    + " pairs for ha), but was " + t);
+            default -> throw new IllegalArgumentException("target must be fedbridge, activemq or relay for throughput (the"
+                    + " fedbridge variants are for bridge, the HA pairs for ha, the foreign pairs for foreign), but was " + t);
         };
     }
 }
