@@ -60,12 +60,18 @@ public final class RabbitMqNodeMain {
      * it and measures the other targets.
      */
     static String unavailableReason() {
-        if (!Files.isExecutable(SERVER) || !Files.isExecutable(CTL)) {
-            return "RabbitMQ is not installed (" + SERVER + " missing): apt-get install rabbitmq-server (.ci/run does)";
+        return unavailableReason(HOME);
+    }
+
+    /** {@link #unavailableReason()} of an installation under {@code home} (Debian's: {@code /usr/lib/rabbitmq}). */
+    static String unavailableReason(Path home) {
+        Path server = home.resolve(HOME.relativize(SERVER));
+        if (!Files.isExecutable(server) || !Files.isExecutable(home.resolve(HOME.relativize(CTL)))) {
+            return "RabbitMQ is not installed (" + server + " missing): apt-get install rabbitmq-server (.ci/run does)";
         }
         for (String plugin : List.of("rabbitmq_stomp", "rabbitmq_shovel")) {
-            if (version(plugin) == null) {
-                return "RabbitMQ's " + plugin + " plugin is missing under " + HOME.resolve("lib");
+            if (version(home, plugin) == null) {
+                return "RabbitMQ's " + plugin + " plugin is missing under " + home.resolve("lib");
             }
         }
         return null;
@@ -73,7 +79,11 @@ public final class RabbitMqNodeMain {
 
     /** The version of a RabbitMQ application or plugin ({@code rabbit}, {@code rabbitmq_stomp}), from its directory name. */
     static String version(String app) {
-        try (DirectoryStream<Path> servers = Files.newDirectoryStream(HOME.resolve("lib"))) {
+        return version(HOME, app);
+    }
+
+    private static String version(Path home, String app) {
+        try (DirectoryStream<Path> servers = Files.newDirectoryStream(home.resolve("lib"))) {
             for (Path server : servers) {
                 try (DirectoryStream<Path> plugins = Files.newDirectoryStream(server.resolve("plugins"), app + "-*")) {
                     for (Path p : plugins) {
