@@ -121,6 +121,17 @@ abstract class ComparisonCommand implements Callable<Integer> {
         return false;
     }
 
+    /** Whether {@code t} may be one of this command's targets (the relay is checked on its own). */
+    protected boolean acceptsTarget(Target t) {
+        boolean ha = name().equals("ha");
+        return !t.isForeign() && (ha == (t == Target.FEDBRIDGE_HA || t == Target.ARTEMIS_HA) || ha && t == Target.FEDBRIDGE);
+    }
+
+    /** The targets {@link #acceptsTarget} accepts, for the error message. */
+    protected String targetRule() {
+        return name().equals("ha") ? "fedbridge-ha, fedbridge, artemis-ha" : "fedbridge variants and activemq";
+    }
+
     /** Extra option checks; throw a {@link CommandLine.ParameterException}. */
     protected abstract void validateOptions();
 
@@ -206,11 +217,10 @@ abstract class ComparisonCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "targets must be fedbridge and/or activemq (the relay has no store"
                     + " and no bridges), but was " + targets);
         }
-        boolean ha = name().equals("ha");
         for (Target t : ts) {
-            if (ha != (t == Target.FEDBRIDGE_HA || t == Target.ARTEMIS_HA) && !(ha && t == Target.FEDBRIDGE)) {
-                throw new CommandLine.ParameterException(cl, "targets of the " + name() + " benchmark must be "
-                        + (ha ? "fedbridge-ha, fedbridge, artemis-ha" : "fedbridge variants and activemq") + ", but was " + t);
+            if (!acceptsTarget(t)) {
+                throw new CommandLine.ParameterException(cl, "targets of the " + name() + " benchmark must be " + targetRule()
+                        + ", but was " + t);
             }
         }
         if (classPath == null || classPath.isBlank()) {
@@ -414,7 +424,7 @@ abstract class ComparisonCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>(List.of(producerUri, consumerUri, destination, Integer.toString(subscribers),
                 Integer.toString(size), Integer.toString(prefetch), Integer.toString(stallSeconds),
                 LoadConnection.Mode.of(clientMode).key(), ack));
-        if (t == Target.ARTEMIS_HA) {
+        if (t.consumesFromArtemis()) {
             args.add("artemis");
         }
         ChildJvm c = startChild(t, "client", LoadClientMain.class, args);
