@@ -142,15 +142,14 @@ class ArtemisInteropIT extends BrokerTestSupport {
                 .networkConnector("static:(" + artemis.stompUri() + ")?staticallyIncludedDestinations=/queue/orders"
                         + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500&prefetchSize=" + WINDOW));
         StompConnection producer = connect(withConnector, "tcp");
-        CompletableFuture<Void> produced = CompletableFuture.runAsync(() -> {
-            for (int i = 0; i < RESTART_COUNT; i++) {
-                producer.send(Message.builder("/queue/orders").body("o" + i).persistent(true).build()).join();
-            }
-        });
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[RESTART_COUNT];
+        for (int i = 0; i < RESTART_COUNT; i++) {
+            sent[i] = producer.send(Message.builder("/queue/orders").body("o" + i).persistent(true).build());
+        }
+        CompletableFuture.allOf(sent).get();
 
         await("some forwarded").atMost(WAIT).until(() -> artemis.messageCount("orders") >= RESTART_COUNT / 4);
         artemis.restart();
-        produced.get();
 
         await("all forwarded and acknowledged on F").atMost(WAIT)
                 .until(() -> withConnector.queue("/queue/orders").pending() == 0 && artemis.messageCount("orders") >= RESTART_COUNT);
@@ -164,9 +163,11 @@ class ArtemisInteropIT extends BrokerTestSupport {
     @Test
     void shouldDeliverEveryPersistentMessageOnceFromArtemisToFedbridgeAcrossAnArtemisRestart() throws Exception {
         StompConnection producer = connectArtemis();
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[RESTART_COUNT];
         for (int i = 0; i < RESTART_COUNT; i++) {
-            producer.send(toArtemisQueue("to.fed", "a" + i)).get();
+            sent[i] = producer.send(toArtemisQueue("to.fed", "a" + i));
         }
+        CompletableFuture.allOf(sent).get();
         producer.close();
         Deliveries onFed = new Deliveries(WAIT);
         connect(fed, "tcp").subscribeAndWait(clientIndividual("/queue/to.fed"), onFed.acking(), WAIT);
