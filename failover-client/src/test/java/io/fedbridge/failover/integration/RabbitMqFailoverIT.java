@@ -36,7 +36,7 @@ class RabbitMqFailoverIT extends FailoverTestSupport {
     void shouldSendAndReceiveQueueAndTopicMessagesAgainstRabbitMqWithAPlainUri() throws Exception {
         String q = "/queue/rfo" + NAMES.incrementAndGet();
         String t = "/topic/rfo" + NAMES.incrementAndGet();
-        FailoverClient client = connect(RABBIT.guestUri() + "&heartBeatSend=0&heartBeatReceive=0");
+        FailoverClient client = connect(RABBIT.guestUri());
         assertThat(client.connectedBrokerId()).as("not a fedbridge broker").isNull();
         FailoverSubscription queue = client.subscribe(SubscriptionRequest.builder(q).ackMode(AckMode.CLIENT_INDIVIDUAL).build());
         FailoverSubscription topic = client.subscribe(SubscriptionRequest.of(t));
