@@ -187,6 +187,62 @@ class ArtemisInteropIT extends BrokerTestSupport {
         System.out.printf("Artemis -> fedbridge across a restart: %d redeliveries dropped by F%n", fed.duplicatesDropped());
     }
 
+    @Test
+    void shouldDeliverEveryPersistentMessageOnceFromAFedbridgeQueueToAnArtemisTopicAcrossAnArtemisRestart() throws Exception {
+        // Store-and-forward into a topic: the bridge carries a fedbridge queue (which keeps what arrives while the link
+        // is down) to the Artemis address (destinationMap), whose durable subscription keeps it across the restart.
+        artemis.server().createQueue(org.apache.activemq.artemis.api.core.QueueConfiguration.of("prices.sub").setAddress("prices")
+                .setRoutingType(org.apache.activemq.artemis.api.core.RoutingType.MULTICAST).setDurable(true));
+        Broker withConnector = startBroker(BrokerConfig.builder("FC" + NAMES.incrementAndGet())
+                .networkConnector("static:(" + artemis.stompUri() + "?destinationMap=/queue/prices.out=prices)"
+                        + "?staticallyIncludedDestinations=/queue/prices.out"
+                        + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500&prefetchSize=" + WINDOW));
+        StompConnection producer = connect(withConnector, "tcp");
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[RESTART_COUNT];
+        for (int i = 0; i < RESTART_COUNT; i++) {
+            sent[i] = producer.send(Message.builder("/queue/prices.out").body("p" + i).persistent(true).build());
+        }
+        CompletableFuture.allOf(sent).get();
+
+        await("some forwarded").atMost(WAIT).until(() -> artemis.messageCount("prices.sub") >= RESTART_COUNT / 4);
+        artemis.restart();
+
+        await("all forwarded and acknowledged on F").atMost(WAIT)
+                .until(() -> withConnector.queue("/queue/prices.out").pending() == 0 && artemis.messageCount("prices.sub") >= RESTART_COUNT);
+        Deliveries onArtemis = new Deliveries(WAIT);
+        connectArtemis().subscribeAndWait(SubscriptionRequest.builder("prices::prices.sub").ackMode(AckMode.CLIENT_INDIVIDUAL).build(),
+                onArtemis.acking(), WAIT);
+        onArtemis.awaitExactlyOnce("p", RESTART_COUNT);
+    }
+
+    @Test
+    void shouldDeliverEveryPersistentTopicMessageOnceFromArtemisToFedbridgeAcrossARestartThroughADurableQueue() throws Exception {
+        // The bridge reads the topic from a durable multicast queue on its address (destinationMap to Artemis' fully
+        // qualified name ADDRESS::QUEUE), which keeps what is published while the link is down.
+        artemis.server().createQueue(org.apache.activemq.artemis.api.core.QueueConfiguration.of("news.fedbridge").setAddress("news")
+                .setRoutingType(org.apache.activemq.artemis.api.core.RoutingType.MULTICAST).setDurable(true));
+        StompConnection producer = connectArtemis();
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[RESTART_COUNT];
+        for (int i = 0; i < RESTART_COUNT; i++) {
+            sent[i] = producer.send(Message.builder("news").body("t" + i).persistent(true).header("destination-type", "MULTICAST").build());
+        }
+        CompletableFuture.allOf(sent).get();
+        producer.close();
+        Deliveries onFed = new Deliveries(WAIT);
+        connect(fed, "tcp").subscribeAndWait(SubscriptionRequest.of("/topic/news"), onFed.auto(), WAIT);
+        NetworkConnector nc = NetworkConnector.start("static:(" + fed.vmUri() + ")?staticallyIncludedDestinations=/topic/news"
+                + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500&prefetchSize=" + WINDOW,
+                NetworkConnector.Local.of(artemis.stompUri() + "?destinationMap=/topic/news=news::news.fedbridge", null, "artemis", List.of()));
+        resources.add(0, nc);
+
+        await("some forwarded").atMost(WAIT).until(() -> onFed.deliveries("t") >= RESTART_COUNT / 4);
+        artemis.restart();
+
+        onFed.awaitExactlyOnce("t", RESTART_COUNT);
+        assertThat(onFed.last("t0").destination()).isEqualTo("/topic/news");
+        await("acknowledged on Artemis").atMost(WAIT).until(() -> artemis.messageCount("news.fedbridge") == 0);
+    }
+
     // ---------------------------------------------------------------- request-reply, link state
 
     @Test

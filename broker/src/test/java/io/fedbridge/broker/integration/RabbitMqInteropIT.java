@@ -161,12 +161,23 @@ class RabbitMqInteropIT extends BrokerTestSupport {
 
     @Test
     void shouldLoseNoPersistentMessageFromFedbridgeToRabbitMqAcrossStopAppAndStartApp() throws Exception {
-        forwardToRabbitMqAcross(Interruption.STOP_APP);
+        forwardToRabbitMqAcross(Interruption.STOP_APP, false);
+    }
+
+    @Test
+    void shouldLoseNoPersistentMessageFromAFedbridgeQueueToARabbitMqTopicAcrossStopAppAndStartApp() throws Exception {
+        // Store-and-forward into a topic: the bridge carries a fedbridge queue (which keeps what arrives while the link
+        // is down) to the RabbitMQ topic (destinationMap), whose durable subscription keeps it across the restart.
+        StompConnection setup = connectRabbit();
+        setup.subscribeAndWait(SubscriptionRequest.builder("/topic/" + q).header("id", "durable-" + q).header("durable", "true")
+                .header("auto-delete", "false").header("x-queue-name", q + ".sub").build(), m -> { }, WAIT);
+        setup.close();
+        forwardToRabbitMqAcross(Interruption.STOP_APP, true);
     }
 
     @Test
     void shouldLoseNoPersistentMessageFromFedbridgeToRabbitMqAcrossAKilledNode() throws Exception {
-        forwardToRabbitMqAcross(Interruption.KILL);
+        forwardToRabbitMqAcross(Interruption.KILL, false);
     }
 
     /**
@@ -174,9 +185,10 @@ class RabbitMqInteropIT extends BrokerTestSupport {
      * RECEIPT off, the bridge resends. Each copy carries the message's fedbridge-id as its AMQP message-id, so a
      * consumer can drop repeats; their number is bounded by the bridge's forwards in flight (prefetchSize).
      */
-    private void forwardToRabbitMqAcross(Interruption interruption) throws Exception {
+    private void forwardToRabbitMqAcross(Interruption interruption, boolean intoTopic) throws Exception {
+        String target = intoTopic ? peer() + "&destinationMap=/queue/" + q + "=/topic/" + q : peer();
         Broker withConnector = startBroker(BrokerConfig.builder("FC" + NAMES.incrementAndGet())
-                .networkConnector("static:(" + peer() + ")?staticallyIncludedDestinations=/queue/" + q
+                .networkConnector("static:(" + target + ")?staticallyIncludedDestinations=/queue/" + q
                         + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500&prefetchSize=" + WINDOW));
         StompConnection producer = connect(withConnector, "tcp");
         AtomicInteger produced = new AtomicInteger();
@@ -222,7 +234,7 @@ class RabbitMqInteropIT extends BrokerTestSupport {
 
         Deliveries onRabbit = new Deliveries(WAIT);
         Map<String, Set<String>> amqpIds = new ConcurrentHashMap<>();
-        connectRabbit().subscribeAndWait(clientIndividual("/queue/" + q), m -> {
+        connectRabbit().subscribeAndWait(clientIndividual(intoTopic ? "/amq/queue/" + q + ".sub" : "/queue/" + q), m -> {
             amqpIds.computeIfAbsent(m.bodyAsString(), k -> ConcurrentHashMap.newKeySet()).add(String.valueOf(m.header("amqp-message-id")));
             onRabbit.acking().onMessage(m);
         }, WAIT);
@@ -236,7 +248,8 @@ class RabbitMqInteropIT extends BrokerTestSupport {
             return same;
         });
         int repeats = seen[0] - total;
-        System.out.printf("fedbridge -> RabbitMQ across %s: %d of %d messages stored twice%n", interruption, repeats, total);
+        System.out.printf("fedbridge -> RabbitMQ %s across %s: %d of %d messages stored twice%n", intoTopic ? "topic" : "queue",
+                interruption, repeats, total);
         assertThat(repeats).as("copies resent after the interruption").isLessThanOrEqualTo(WINDOW);
         assertThat(amqpIds.values()).as("every copy of a message has the same amqp-message-id").allMatch(ids -> ids.size() == 1);
         assertThat(amqpIds.values().stream().flatMap(Set::stream).distinct().count()).isEqualTo(total);
@@ -245,7 +258,19 @@ class RabbitMqInteropIT extends BrokerTestSupport {
     @Test
     void shouldDeliverEveryPersistentMessageOnceFromRabbitMqToFedbridgeAcrossAKilledNode() throws Exception {
         // amqp-message-id: the AMQP message id, which (unlike RabbitMQ's message-id) a redelivery keeps
-        Forwarded f = forwardFromRabbitMqAcrossAKill(i -> q + "-" + i);
+        Forwarded f = forwardFromRabbitMqAcrossAKill(i -> q + "-" + i, false);
+        assertThat(f.repeats()).isZero();
+    }
+
+    @Test
+    void shouldDeliverEveryPersistentTopicMessageOnceFromRabbitMqToFedbridgeAcrossAKilledNodeThroughADurableQueue() throws Exception {
+        // The bridge reads the topic from a durable queue bound to it (destinationMap), which keeps what is published
+        // while the link is down; RabbitMQ's STOMP plugin makes one for a durable SUBSCRIBE naming it (x-queue-name).
+        StompConnection setup = connectRabbit();
+        setup.subscribeAndWait(SubscriptionRequest.builder("/topic/" + q).header("id", "durable-" + q).header("durable", "true")
+                .header("auto-delete", "false").header("x-queue-name", q + ".fedbridge").build(), m -> { }, WAIT);
+        setup.close();
+        Forwarded f = forwardFromRabbitMqAcrossAKill(i -> q + "-" + i, true);
         assertThat(f.repeats()).isZero();
     }
 
@@ -253,7 +278,7 @@ class RabbitMqInteropIT extends BrokerTestSupport {
     void shouldLoseNoPersistentMessageFromRabbitMqToFedbridgeAcrossAKilledNodeWithoutAnAmqpMessageId() throws Exception {
         // Nothing in RabbitMQ's redelivery names the message, and a killed node redelivers every message whose ACK it
         // had not written yet (not only the bridge's window): only what F had before the kill, or was in flight, repeats.
-        Forwarded f = forwardFromRabbitMqAcrossAKill(i -> null);
+        Forwarded f = forwardFromRabbitMqAcrossAKill(i -> null, false);
         assertThat(f.repeats()).as("redeliveries after the kill").isLessThanOrEqualTo(f.beforeKill() + WINDOW);
     }
 
@@ -261,12 +286,17 @@ class RabbitMqInteropIT extends BrokerTestSupport {
     private record Forwarded(int beforeKill, int repeats) {
     }
 
-    /** Sends RESTART_COUNT persistent messages into RabbitMQ and forwards them to F across a kill -9. */
-    private Forwarded forwardFromRabbitMqAcrossAKill(java.util.function.IntFunction<String> amqpMessageId) throws Exception {
+    /**
+     * Sends RESTART_COUNT persistent messages into RabbitMQ and forwards them to F across a kill -9: to /queue/q, or to
+     * /topic/q read by the bridge from the durable queue q.fedbridge.
+     */
+    private Forwarded forwardFromRabbitMqAcrossAKill(java.util.function.IntFunction<String> amqpMessageId, boolean topic) throws Exception {
+        String destination = (topic ? "/topic/" : "/queue/") + q;
+        String rabbitQueue = topic ? q + ".fedbridge" : q;
         StompConnection producer = connectRabbit();
         CompletableFuture<?>[] sent = new CompletableFuture<?>[RESTART_COUNT];
         for (int i = 0; i < RESTART_COUNT; i++) {
-            Message.Builder m = Message.builder("/queue/" + q).body("a" + i).persistent(true);
+            Message.Builder m = Message.builder(destination).body("a" + i).persistent(true);
             String id = amqpMessageId.apply(i);
             if (id != null) {
                 m.header("amqp-message-id", id);
@@ -276,10 +306,11 @@ class RabbitMqInteropIT extends BrokerTestSupport {
         CompletableFuture.allOf(sent).get();
         producer.close();
         Deliveries onFed = new Deliveries(WAIT);
-        connect(fed, "tcp").subscribeAndWait(clientIndividual("/queue/" + q), onFed.acking(), WAIT);
-        NetworkConnector nc = NetworkConnector.start("static:(" + fed.vmUri() + ")?staticallyIncludedDestinations=/queue/" + q
+        connect(fed, "tcp").subscribeAndWait(clientIndividual(destination), onFed.acking(), WAIT);
+        String local = topic ? peer() + "&destinationMap=" + destination + "=/amq/queue/" + rabbitQueue : peer();
+        NetworkConnector nc = NetworkConnector.start("static:(" + fed.vmUri() + ")?staticallyIncludedDestinations=" + destination
                 + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500&prefetchSize=" + WINDOW,
-                NetworkConnector.Local.of(peer(), null, "rabbit", List.of()));
+                NetworkConnector.Local.of(local, null, "rabbit", List.of()));
         resources.add(0, nc);
 
         await("some forwarded").atMost(WAIT).pollInterval(Duration.ofMillis(10)).until(() -> onFed.deliveries("a") >= RESTART_COUNT / 10);
@@ -289,10 +320,10 @@ class RabbitMqInteropIT extends BrokerTestSupport {
         rabbit.startAfterKill();
 
         int repeats = onFed.awaitAtLeastOnce("a", RESTART_COUNT);
-        await("acknowledged on RabbitMQ").atMost(WAIT).until(() -> rabbit.messageCount(q) == 0);
+        await("acknowledged on RabbitMQ").atMost(WAIT).until(() -> rabbit.messageCount(rabbitQueue) == 0);
         await("no late repeat").during(Duration.ofMillis(500)).atMost(WAIT).until(() -> onFed.deliveries("a") == RESTART_COUNT + repeats);
-        System.out.printf("RabbitMQ -> fedbridge across a kill (%s): %d of %d delivered twice (%d before the kill), %d dropped by F%n",
-                amqpMessageId.apply(0) == null ? "no amqp-message-id" : "amqp-message-id", repeats, RESTART_COUNT, beforeKill,
+        System.out.printf("RabbitMQ -> fedbridge across a kill (%s, %s): %d of %d delivered twice (%d before the kill), %d dropped by F%n",
+                destination, amqpMessageId.apply(0) == null ? "no amqp-message-id" : "amqp-message-id", repeats, RESTART_COUNT, beforeKill,
                 fed.duplicatesDropped());
         return new Forwarded(beforeKill, repeats);
     }
