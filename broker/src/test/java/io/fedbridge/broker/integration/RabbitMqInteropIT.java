@@ -39,6 +39,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RabbitMqInteropIT extends BrokerTestSupport {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** After a node was killed: its recovery and the redelivery of what it held, on a machine shared with other builds. */
+    private static final Duration RECOVERY_WAIT = Duration.ofSeconds(90);
     private static final int COUNT = 200;
     private static final int RESTART_COUNT = 1000;
     /** The bridge's forwards in flight: a peer without dedupe sees at most this many again after its restart. */
@@ -232,13 +234,13 @@ class RabbitMqInteropIT extends BrokerTestSupport {
         int total = produced.get();
         assertThat(total).as("still producing when RabbitMQ went away").isGreaterThan(beforeInterruption);
 
-        Deliveries onRabbit = new Deliveries(WAIT);
+        Deliveries onRabbit = new Deliveries(RECOVERY_WAIT);
         Map<String, Set<String>> amqpIds = new ConcurrentHashMap<>();
         connectRabbit().subscribeAndWait(clientIndividual(intoTopic ? "/amq/queue/" + q + ".sub" : "/queue/" + q), m -> {
             amqpIds.computeIfAbsent(m.bodyAsString(), k -> ConcurrentHashMap.newKeySet()).add(String.valueOf(m.header("amqp-message-id")));
             onRabbit.acking().onMessage(m);
         }, WAIT);
-        await("all forwarded and acknowledged on F").atMost(WAIT).until(() -> withConnector.queue("/queue/" + q).pending() == 0);
+        await("all forwarded and acknowledged on F").atMost(RECOVERY_WAIT).until(() -> withConnector.queue("/queue/" + q).pending() == 0);
         onRabbit.awaitAtLeastOnce("o", total);
         int[] seen = {-1};
         await("no late repeat").during(Duration.ofMillis(500)).atMost(WAIT).until(() -> {
@@ -305,7 +307,7 @@ class RabbitMqInteropIT extends BrokerTestSupport {
         }
         CompletableFuture.allOf(sent).get();
         producer.close();
-        Deliveries onFed = new Deliveries(WAIT);
+        Deliveries onFed = new Deliveries(RECOVERY_WAIT);
         connect(fed, "tcp").subscribeAndWait(clientIndividual(destination), onFed.acking(), WAIT);
         String local = topic ? peer() + "&destinationMap=" + destination + "=/amq/queue/" + rabbitQueue : peer();
         NetworkConnector nc = NetworkConnector.start("static:(" + fed.vmUri() + ")?staticallyIncludedDestinations=" + destination
@@ -320,7 +322,7 @@ class RabbitMqInteropIT extends BrokerTestSupport {
         rabbit.startAfterKill();
 
         int repeats = onFed.awaitAtLeastOnce("a", RESTART_COUNT);
-        await("acknowledged on RabbitMQ").atMost(WAIT).until(() -> rabbit.messageCount(rabbitQueue) == 0);
+        await("acknowledged on RabbitMQ").atMost(RECOVERY_WAIT).until(() -> rabbit.messageCount(rabbitQueue) == 0);
         await("no late repeat").during(Duration.ofMillis(500)).atMost(WAIT).until(() -> onFed.deliveries("a") == RESTART_COUNT + repeats);
         System.out.printf("RabbitMQ -> fedbridge across a kill (%s, %s): %d of %d delivered twice (%d before the kill), %d dropped by F%n",
                 destination, amqpMessageId.apply(0) == null ? "no amqp-message-id" : "amqp-message-id", repeats, RESTART_COUNT, beforeKill,

@@ -118,9 +118,17 @@ public final class RabbitMqServer implements AutoCloseable {
         Process p = process;
         process = null;
         if (p != null) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            p.waitFor(30, TimeUnit.SECONDS);
+            // The Erlang VM is a child of the start script: wait for every process, or its port may still accept.
+            List<ProcessHandle> all = new java.util.ArrayList<>(p.descendants().toList());
+            all.add(p.toHandle());
+            all.forEach(ProcessHandle::destroyForcibly);
+            for (ProcessHandle h : all) {
+                try {
+                    h.onExit().get(30, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    throw new IllegalStateException("RabbitMQ node " + node + ": process " + h.pid() + " did not exit", e);
+                }
+            }
         }
     }
 

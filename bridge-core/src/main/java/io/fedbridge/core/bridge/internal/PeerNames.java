@@ -148,10 +148,10 @@ public final class PeerNames {
     }
 
     /**
-     * The id of a MESSAGE with these headers that stays the same when this broker delivers it again: its {@code message-id}; for Artemis
-     * (whose {@code message-id} is {@code CONSUMER,MESSAGE}, and the consumer's id changes with a reconnect or restart)
-     * the message's own part; for RabbitMQ (whose {@code message-id} names the delivery) the producer's
-     * {@code amqp-message-id} when set.
+     * The id of a MESSAGE with these headers that stays the same when this broker delivers it again: its
+     * {@code message-id}; for Artemis (whose {@code message-id} is {@code CONSUMER,MESSAGE}, and the consumer's id
+     * changes with a reconnect or restart) the message's own part; for RabbitMQ (whose {@code message-id} names the
+     * delivery) the producer's {@code amqp-message-id} when set.
      */
     public String stableMessageId(StompHeaders message) {
         String id = message.get(StompHeaders.MESSAGE_ID);
