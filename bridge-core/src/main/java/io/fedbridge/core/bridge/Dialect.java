@@ -20,7 +20,9 @@ public enum Dialect {
     /**
      * Apache ActiveMQ Artemis: {@code /queue/NAME} is the anycast address {@code NAME} and {@code /topic/NAME} the
      * multicast address {@code NAME} (with {@code destination-type} on SEND and {@code subscription-type} on
-     * SUBSCRIBE, so the acceptor needs no prefix settings); {@code >} becomes Artemis' {@code #}.
+     * SUBSCRIBE, so the acceptor needs no prefix settings); {@code >} becomes Artemis' {@code #}. A forward carries its
+     * {@code fedbridge-id} as {@code _AMQ_DUPL_ID}, so Artemis drops a resend; a message's id across redeliveries is
+     * the message part of Artemis' {@code message-id} ({@code CONSUMER,MESSAGE}).
      */
     ARTEMIS,
 
@@ -28,7 +30,8 @@ public enum Dialect {
      * RabbitMQ's STOMP plugin: names as they are ({@code /queue/NAME} is the durable queue {@code NAME},
      * {@code /topic/NAME} routes through {@code amq.topic}), {@code >} becomes {@code #}; network subscriptions
      * ask for {@code prefetch-count}; a message's id across redeliveries is its {@code amqp-message-id} when the
-     * producer set one (RabbitMQ's {@code message-id} changes with every delivery).
+     * producer set one (RabbitMQ's {@code message-id} changes with every delivery). A forward carries its
+     * {@code fedbridge-id} as {@code amqp-message-id} (RabbitMQ does not deduplicate: its consumers can).
      */
     RABBITMQ;
 

@@ -59,15 +59,21 @@ final class Deliveries {
      * deliveries were repeats: for a broker that cannot drop what a bridge resends after a restart.
      */
     int awaitAtLeastOnce(String prefix, int n) {
-        await(prefix + "0.." + prefix + (n - 1) + " delivered at least once").atMost(wait).until(() -> {
-            for (int i = 0; i < n; i++) {
-                if (!counts.containsKey(prefix + i)) {
-                    return false;
-                }
-            }
-            return true;
-        });
+        try {
+            await(prefix + "0.." + prefix + (n - 1) + " delivered at least once").atMost(wait).until(() -> missing(prefix, n) == 0);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(missing(prefix, n) + " of " + prefix + "0.." + prefix + (n - 1) + " not delivered after "
+                    + wait + " (" + deliveries(prefix) + " deliveries)", e);
+        }
         return deliveries(prefix) - n;
+    }
+
+    private int missing(String prefix, int n) {
+        int missing = 0;
+        for (int i = 0; i < n; i++) {
+            missing += counts.containsKey(prefix + i) ? 0 : 1;
+        }
+        return missing;
     }
 
     /** Deliveries so far of bodies starting with {@code prefix}, repeats included. */

@@ -22,17 +22,30 @@ public final class EmbeddedArtemis implements AutoCloseable {
 
     private final Path dataDir;
     private final String name;
+    private final String acceptorOptions;
     private ActiveMQServer server;
     private int port;
 
-    private EmbeddedArtemis(Path dataDir, String name) {
+    private EmbeddedArtemis(Path dataDir, String name, String acceptorOptions) {
         this.dataDir = dataDir;
         this.name = name;
+        this.acceptorOptions = acceptorOptions;
     }
 
     /** Starts a server named {@code name} keeping its journal under {@code dataDir}. */
     public static EmbeddedArtemis start(Path dataDir, String name) throws Exception {
-        EmbeddedArtemis a = new EmbeddedArtemis(dataDir, name);
+        EmbeddedArtemis a = new EmbeddedArtemis(dataDir, name, "");
+        a.startServer();
+        return a;
+    }
+
+    /**
+     * Like {@link #start}, with the STOMP acceptor set up as Artemis' docs suggest for STOMP clients
+     * ({@code anycastPrefix=/queue/;multicastPrefix=/topic/}): a client's {@code /queue/orders} is the anycast queue
+     * {@code orders}, {@code /topic/prices} the multicast address {@code prices}, with no Artemis headers.
+     */
+    public static EmbeddedArtemis startWithStompPrefixes(Path dataDir, String name) throws Exception {
+        EmbeddedArtemis a = new EmbeddedArtemis(dataDir, name, ";anycastPrefix=/queue/;multicastPrefix=/topic/");
         a.startServer();
         return a;
     }
@@ -51,7 +64,7 @@ public final class EmbeddedArtemis implements AutoCloseable {
                 .setBindingsDirectory(dataDir.resolve("bindings").toString())
                 .setPagingDirectory(dataDir.resolve("paging").toString())
                 .setLargeMessagesDirectory(dataDir.resolve("large").toString())
-                .addAcceptorConfiguration(ACCEPTOR, "tcp://127.0.0.1:" + port + "?protocols=STOMP;useEpoll=false");
+                .addAcceptorConfiguration(ACCEPTOR, "tcp://127.0.0.1:" + port + "?protocols=STOMP;useEpoll=false" + acceptorOptions);
         ActiveMQServer s = ActiveMQServers.newActiveMQServer(c, true);
         s.start();
         server = s;

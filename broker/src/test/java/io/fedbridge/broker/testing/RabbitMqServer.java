@@ -113,6 +113,33 @@ public final class RabbitMqServer implements AutoCloseable {
         startNode();
     }
 
+    /** Kills the node's processes ({@code kill -9}: nothing is flushed, connections are cut) and waits for them. */
+    public void kill() throws InterruptedException {
+        Process p = process;
+        process = null;
+        if (p != null) {
+            // The Erlang VM is a child of the start script: wait for every process, or its port may still accept.
+            List<ProcessHandle> all = new java.util.ArrayList<>(p.descendants().toList());
+            all.add(p.toHandle());
+            all.forEach(ProcessHandle::destroyForcibly);
+            for (ProcessHandle h : all) {
+                try {
+                    h.onExit().get(30, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    throw new IllegalStateException("RabbitMQ node " + node + ": process " + h.pid() + " did not exit", e);
+                }
+            }
+        }
+    }
+
+    /** Starts the node again after {@link #kill()}, on the same data and ports. */
+    public void startAfterKill() throws IOException, InterruptedException {
+        if (process != null) {
+            throw new IllegalStateException("RabbitMQ node " + node + " is running: kill() it first");
+        }
+        startNode();
+    }
+
     /** Runs {@code rabbitmqctl -n NODE args...} and returns its output; fails with the output if it fails. */
     public String ctl(String... args) throws IOException, InterruptedException {
         List<String> cmd = new java.util.ArrayList<>(List.of(CTL.toString(), "-q", "-n", node));

@@ -69,7 +69,7 @@ final class ForwardFrames {
         h.add(FederationHeaders.BROKER_PATH, before.isEmpty() ? hop : oldPath + "," + hop);
         h.add(FederationHeaders.HOPS, Integer.toString(before.size() + 1));
         if (federationId == null) {
-            federationId = hop + ":" + sourceNames.stableMessageId(m);
+            federationId = hop + ":" + sourceNames.stableMessageId(in);
             h.add(FederationHeaders.FEDERATION_ID, federationId);
         }
         boolean replay = before.contains(targetKey);

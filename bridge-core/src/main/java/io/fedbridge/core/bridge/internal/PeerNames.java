@@ -1,6 +1,6 @@
 package io.fedbridge.core.bridge.internal;
 
-import io.fedbridge.core.ReceivedMessage;
+import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.StompHeaders;
 import io.fedbridge.core.SubscriptionRequest;
 import io.fedbridge.core.bridge.DestinationMap;
@@ -22,6 +22,11 @@ public final class PeerNames {
     private static final String MULTICAST = "MULTICAST";
     /** RabbitMQ's header for the AMQP message-id property, which stays with the message across redeliveries. */
     static final String AMQP_MESSAGE_ID = "amqp-message-id";
+    /**
+     * Artemis' duplicate-detection property: a STOMP header becomes a message property, and Artemis drops a second
+     * message with the same value on the same address, across restarts too (its id cache, 20,000 per address by default).
+     */
+    static final String ARTEMIS_DUPLICATE_ID = "_AMQ_DUPL_ID";
 
     private final Dialect dialect;
     private final DestinationMap map;
@@ -88,10 +93,17 @@ public final class PeerNames {
         if (replyTo != null && (replyTo.startsWith("/queue/") || replyTo.startsWith("/topic/"))) {
             h.set(StompHeaders.REPLY_TO, peerName(replyTo)); // so a responder on this broker replies to a name it knows
         }
+        String federationId = h.get(FederationHeaders.FEDERATION_ID);
         if (dialect == Dialect.ARTEMIS) {
             if (map.toPeer(name) == null) {
                 h.set("destination-type", routingType(name));
             }
+            if (federationId != null && h.get(ARTEMIS_DUPLICATE_ID) == null) {
+                h.add(ARTEMIS_DUPLICATE_ID, federationId); // a resend after a lost RECEIPT is dropped by Artemis
+            }
+        } else if (dialect == Dialect.RABBITMQ && federationId != null && h.get(AMQP_MESSAGE_ID) == null) {
+            // RabbitMQ does not deduplicate; its consumers (and a bridge out of it) can, by this AMQP message-id.
+            h.add(AMQP_MESSAGE_ID, federationId);
         }
         if (dialect == Dialect.RABBITMQ && "false".equals(h.get(StompHeaders.PERSISTENT))) {
             // RabbitMQ's STOMP plugin declares a /queue/ destination with durable = the SEND's persistent header, so
@@ -142,17 +154,22 @@ public final class PeerNames {
     }
 
     /**
-     * The id of {@code m} that stays the same when this broker delivers it again: its {@code message-id}, or for
-     * RabbitMQ (whose {@code message-id} names the delivery) the producer's {@code amqp-message-id} when set.
+     * The id of a MESSAGE with these headers that stays the same when this broker delivers it again: its
+     * {@code message-id}; for Artemis (whose {@code message-id} is {@code CONSUMER,MESSAGE}, and the consumer's id
+     * changes with a reconnect or restart) the message's own part; for RabbitMQ (whose {@code message-id} names the
+     * delivery) the producer's {@code amqp-message-id} when set.
      */
-    public String stableMessageId(ReceivedMessage m) {
+    public String stableMessageId(StompHeaders message) {
+        String id = message.get(StompHeaders.MESSAGE_ID);
         if (dialect == Dialect.RABBITMQ) {
-            String id = m.header(AMQP_MESSAGE_ID);
-            if (id != null) {
-                return id;
-            }
+            String amqp = message.get(AMQP_MESSAGE_ID);
+            return amqp != null ? amqp : id;
         }
-        return m.messageId();
+        if (dialect == Dialect.ARTEMIS && id != null) {
+            int comma = id.lastIndexOf(',');
+            return comma < 0 ? id : id.substring(comma + 1);
+        }
+        return id;
     }
 
     @Override

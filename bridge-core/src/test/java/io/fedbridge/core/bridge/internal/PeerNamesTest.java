@@ -57,6 +57,29 @@ class PeerNamesTest {
         assertThat(q.get("destination")).isEqualTo("/queue/orders");
         assertThat(q.get("_AMQ_DUPL_ID")).isNull();
         assertThat(rabbit.subscription("/topic/prices.>").build().destination()).isEqualTo("/topic/prices.#");
+
+        StompHeaders forward = StompHeaders.of("destination", "/queue/orders");
+        forward.add("fedbridge-id", "F1:42");
+        rabbit.prepareSend(forward);
+        assertThat(forward.get("amqp-message-id")).as("for RabbitMQ's consumers to deduplicate by").isEqualTo("F1:42");
+        StompHeaders delivery = StompHeaders.of("message-id", "T_sub-1@@session-x@@7");
+        assertThat(rabbit.stableMessageId(delivery)).as("without amqp-message-id, only the delivery's id").isEqualTo("T_sub-1@@session-x@@7");
+        delivery.add("amqp-message-id", "app-7");
+        assertThat(rabbit.stableMessageId(delivery)).isEqualTo("app-7");
+    }
+
+    @Test
+    void shouldLetArtemisDropAResentForwardAndKnowItsMessagesAcrossARestart() {
+        PeerNames artemis = connectedTo("ActiveMQ-Artemis/2.44.0");
+        StompHeaders forward = StompHeaders.of("destination", "/queue/orders");
+        forward.add("fedbridge-id", "F1:42");
+        artemis.prepareSend(forward);
+        assertThat(forward.get("_AMQ_DUPL_ID")).as("Artemis' duplicate detection").isEqualTo("F1:42");
+
+        // Artemis' message-id is CONSUMER,MESSAGE: the consumer's part is new after a reconnect, the message's is not.
+        assertThat(artemis.stableMessageId(StompHeaders.of("message-id", "33,11")))
+                .isEqualTo(artemis.stableMessageId(StompHeaders.of("message-id", "52,11"))).isEqualTo("11");
+        assertThat(PeerNames.AS_IS.stableMessageId(StompHeaders.of("message-id", "33,11"))).isEqualTo("33,11");
     }
 
     @Test
