@@ -23,8 +23,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * A fedbridge broker in a child JVM ({@link FailoverBrokerMain}) started from the test classpath, to be killed with
  * SIGKILL and restarted on the same name, data directory, port and network connector. {@link #close()} kills it too,
  * waits until it is reaped and checks its log for Netty leaks: use try-with-resources or the support base's tracking.
+ * Public for the JMS client's tests (this module's test-jar).
  */
-final class ChildBroker implements AutoCloseable {
+public final class ChildBroker implements AutoCloseable {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration REAP_TIMEOUT = Duration.ofSeconds(30);
@@ -59,7 +60,7 @@ final class ChildBroker implements AutoCloseable {
         }
     }
 
-    static ChildBroker start(String name, Path dataDirectory, int port, String networkConnector, Path logDirectory)
+    public static ChildBroker start(String name, Path dataDirectory, int port, String networkConnector, Path logDirectory)
             throws IOException, InterruptedException {
         return start(name, dataDirectory, port, networkConnector, logDirectory, 1);
     }
@@ -116,7 +117,7 @@ final class ChildBroker implements AutoCloseable {
     }
 
     /** Starts this (dead) broker again on its data directory, port and network connector, retrying while the port is taken. */
-    ChildBroker restart() {
+    public ChildBroker restart() {
         assertThat(process.isAlive()).as("%s is dead before its restart", this).isFalse();
         AtomicReference<ChildBroker> started = new AtomicReference<>();
         int[] attempt = {0};
@@ -135,20 +136,20 @@ final class ChildBroker implements AutoCloseable {
         return started.get();
     }
 
-    String uri() {
+    public String uri() {
         return uri;
     }
 
-    int port() {
+    public int port() {
         return URI.create(uri).getPort();
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
     /** SIGKILL, and waits until the process is gone. */
-    void killAndReap() throws InterruptedException {
+    public void killAndReap() throws InterruptedException {
         reap(process);
     }
 
