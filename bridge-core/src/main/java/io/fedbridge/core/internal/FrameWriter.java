@@ -179,8 +179,12 @@ public final class FrameWriter {
                 loops.add(target);
             }
             if (!scheduled) {
-                scheduled = true;
-                current.execute(this);
+                try {
+                    current.execute(this);
+                    scheduled = true;
+                } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+                    run(); // this thread's loop takes no more tasks: wake the targets now
+                }
             }
         }
 
