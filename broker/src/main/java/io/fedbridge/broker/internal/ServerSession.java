@@ -1003,8 +1003,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             int colon = id.indexOf('-');
             if (colon > 0) {
                 try {
-                    c = consumersByNumber.get(Integer.parseInt(id.substring(0, colon)));
-                    tag = Long.parseLong(id.substring(colon + 1));
+                    c = consumersByNumber.get(Integer.parseInt(id, 0, colon, 10)); // no substrings: once per ACK
+                    tag = Long.parseLong(id, colon + 1, id.length(), 10);
                 } catch (NumberFormatException e) {
                     c = null;
                 }

@@ -356,6 +356,9 @@ public final class JmsConnection implements Connection, QueueConnection, TopicCo
 
     /** Waits until the connection is started, closed, or {@code deadlineNanos} passes; true if started. */
     boolean awaitStarted(long deadlineNanos) throws InterruptedException {
+        if (started && !closed) {
+            return true; // the common case, once per delivered message: no monitor
+        }
         synchronized (lock) {
             while (!started && !closed) {
                 long left = deadlineNanos - System.nanoTime();

@@ -5,8 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
-import io.fedbridge.broker.BrokerException;
-import io.fedbridge.core.bridge.BridgeState;
+import io.fedbridge.broker.testing.ChildBroker;
 import io.fedbridge.jms.FedbridgeConnectionFactory;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
@@ -17,18 +16,16 @@ import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A JMS listener on {@code failover:(A,B)} keeps consuming, each message exactly once, while the broker it is
- * connected to is stopped abruptly (in this JVM: connections and bridges closed with no drain) and later restarted on
- * its data directory, its stranded messages then reaching the listener over the bridge.
+ * connected to, A, is killed with SIGKILL (a child JVM, {@link ChildBroker}) and later restarted on its data directory
+ * and port, its stranded messages then reaching the listener over the bridge. B runs in this JVM.
  */
 class JmsFailoverIT extends JmsTestSupport {
 
@@ -37,31 +34,14 @@ class JmsFailoverIT extends JmsTestSupport {
     @TempDir
     Path tmp;
 
-    private Broker start(BrokerConfig config) {
-        return track(Broker.start(config));
+    /** Broker B in this JVM, and A in a child JVM bridging to it (duplex), both with data directories. */
+    private Broker startB() {
+        return track(Broker.start(BrokerConfig.builder("jfo-B").listen("tcp://127.0.0.1:0").dataDirectory(tmp.resolve("B")).build()));
     }
 
-    private Broker restart(Broker stopped) {
-        BrokerConfig again = stopped.config().toBuilder().listeners(List.of(tcp(stopped))).build();
-        AtomicReference<Broker> started = new AtomicReference<>();
-        await("broker " + stopped.name() + " restarted").atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
-            try {
-                started.set(Broker.start(again));
-                return true;
-            } catch (BrokerException e) {
-                return false;
-            }
-        });
-        return track(started.get());
-    }
-
-    /** Broker B, and A bridging to it (duplex), both with data directories. */
-    private Broker[] pair() {
-        Broker b = start(BrokerConfig.builder("jfo-B").listen("tcp://127.0.0.1:0").dataDirectory(tmp.resolve("B")).build());
-        Broker a = start(BrokerConfig.builder("jfo-A").listen("tcp://127.0.0.1:0").dataDirectory(tmp.resolve("A"))
-                .networkConnector("static:(" + tcp(b) + ")?duplex=true&" + FAST_BRIDGE).build());
-        await("bridge up").atMost(WAIT).until(() -> a.bridges().stream().anyMatch(s -> s.state() == BridgeState.UP));
-        return new Broker[] {a, b};
+    private ChildBroker startA(Broker b) throws Exception {
+        return track(ChildBroker.start("jfo-A", tmp.resolve("A"), 0, "static:(" + tcp(b) + ")?duplex=true&" + FAST_BRIDGE,
+                tmp.resolve("logs")));
     }
 
     private static void count(Map<String, AtomicInteger> received, jakarta.jms.Message m) {
@@ -74,21 +54,23 @@ class JmsFailoverIT extends JmsTestSupport {
 
     @Test
     void aListenerShouldGetEveryMessageOnceThroughABrokerKill() throws Exception {
-        Broker[] ab = pair();
+        Broker b = startB();
+        ChildBroker a = startA(b);
         Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
-        Connection consumerConnection = connection(new FedbridgeConnectionFactory(failover(ab[0], ab[1])));
+        Connection consumerConnection = connection(new FedbridgeConnectionFactory(failover(a.uri(), tcp(b))));
         Session consumerSession = consumerConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer consumer = consumerSession.createConsumer(consumerSession.createQueue("work"));
         consumer.setMessageListener(m -> count(received, m));
-        produceThroughAKillOfA(ab[0], ab[1], received);
+        produceThroughAKillOfA(a, b, received);
     }
 
     @Test
     void aSpringListenerContainerShouldGetEveryMessageOnceThroughABrokerKill() throws Exception {
-        Broker[] ab = pair();
+        Broker b = startB();
+        ChildBroker a = startA(b);
         Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
         org.springframework.jms.connection.SingleConnectionFactory cf = new org.springframework.jms.connection
-                .SingleConnectionFactory(new FedbridgeConnectionFactory(failover(ab[0], ab[1])));
+                .SingleConnectionFactory(new FedbridgeConnectionFactory(failover(a.uri(), tcp(b))));
         track(cf::destroy);
         org.springframework.jms.listener.DefaultMessageListenerContainer container =
                 new org.springframework.jms.listener.DefaultMessageListenerContainer();
@@ -99,15 +81,15 @@ class JmsFailoverIT extends JmsTestSupport {
         container.afterPropertiesSet();
         track(container::shutdown);
         container.start();
-        produceThroughAKillOfA(ab[0], ab[1], received);
+        produceThroughAKillOfA(a, b, received);
     }
 
     /**
-     * With a consumer of {@code work} connected to A through {@code failover:(A,B)}: sends on B, closes A abruptly
+     * With a consumer of {@code work} connected to A through {@code failover:(A,B)}: sends on B, kills A with SIGKILL
      * halfway, sends the rest, restarts A; every message must be counted exactly once.
      */
-    private void produceThroughAKillOfA(Broker a, Broker b, Map<String, AtomicInteger> received) throws Exception {
-        awaitConsumers(b, "/queue/work", 1);
+    private void produceThroughAKillOfA(ChildBroker a, Broker b, Map<String, AtomicInteger> received) throws Exception {
+        awaitConsumers(b, "/queue/work", 1); // the listener's demand crossed A's bridge
         Connection producerConnection = connection(new FedbridgeConnectionFactory(tcp(b)));
         Session producerSession = producerConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer producer = producerSession.createProducer(producerSession.createQueue("work"));
@@ -117,12 +99,12 @@ class JmsFailoverIT extends JmsTestSupport {
         }
         await("a third of the messages arrived through A").atMost(WAIT).until(() -> received.size() >= MESSAGES / 6);
 
-        a.close(); // abrupt in this JVM: the listener's connection and the bridge drop
+        a.killAndReap(); // kill -9: the listener's connection and the bridge drop, nothing is drained
 
         for (int i = MESSAGES / 3; i < MESSAGES; i++) {
             producer.send(producerSession.createTextMessage("m-" + i));
         }
-        restart(a); // whatever A held for the listener comes to B over the bridge again
+        track(a.restart()); // whatever A held for the listener comes to B over the bridge again
 
         await("every message arrived").atMost(Duration.ofSeconds(30)).until(() -> received.size() == MESSAGES);
         assertThat(received.entrySet()).filteredOn(e -> e.getValue().get() != 1).isEmpty();
@@ -131,15 +113,14 @@ class JmsFailoverIT extends JmsTestSupport {
 
     @Test
     void aTransactedConsumerShouldForwardEveryMessageOnceThroughABrokerKill() throws Exception {
-        Broker[] ab = pair();
-        Broker a = ab[0];
-        Broker b = ab[1];
+        Broker b = startB();
+        ChildBroker a = startA(b);
 
         // The results are read on B; the transacted worker is on failover:(A,B), so on A first.
         Map<String, AtomicInteger> results = new ConcurrentHashMap<>();
         Session resultSession = connection(new FedbridgeConnectionFactory(tcp(b))).createSession(false, Session.AUTO_ACKNOWLEDGE);
         resultSession.createConsumer(resultSession.createQueue("results")).setMessageListener(m -> count(results, m));
-        Connection worker = connection(new FedbridgeConnectionFactory(failover(a, b)));
+        Connection worker = connection(new FedbridgeConnectionFactory(failover(a.uri(), tcp(b))));
         Session tx = worker.createSession(true, Session.SESSION_TRANSACTED);
         MessageConsumer jobs = tx.createConsumer(tx.createQueue("jobs"));
         MessageProducer out = tx.createProducer(tx.createQueue("results"));
@@ -180,12 +161,12 @@ class JmsFailoverIT extends JmsTestSupport {
         }
         await("a third of the jobs done through A").atMost(WAIT).until(() -> commits.get() >= jobsCount / 6);
 
-        a.close();
+        a.killAndReap();
 
         for (int i = jobsCount / 3; i < jobsCount; i++) {
             producer.send(producerSession.createTextMessage("j-" + i));
         }
-        restart(a);
+        track(a.restart());
 
         await("every job's result arrived").atMost(Duration.ofSeconds(30)).until(() -> results.size() == jobsCount);
         assertThat(results.entrySet()).as("results delivered more than once (rolled back or in doubt: %s)", rolledBack)

@@ -72,11 +72,12 @@ abstract class JmsTestSupport {
 
     /** A failover URL over the brokers in that order, fast retries. */
     protected static String failover(Broker... brokers) {
-        StringBuilder s = new StringBuilder("failover:(");
-        for (int i = 0; i < brokers.length; i++) {
-            s.append(i == 0 ? "" : ",").append(tcp(brokers[i]));
-        }
-        return s + ")?randomize=false&initialReconnectDelay=10&maxReconnectDelay=200&timeout=10s";
+        return failover(java.util.Arrays.stream(brokers).map(JmsTestSupport::tcp).toArray(String[]::new));
+    }
+
+    /** The same over broker URIs (a child JVM's, say). */
+    protected static String failover(String... uris) {
+        return "failover:(" + String.join(",", uris) + ")?randomize=false&initialReconnectDelay=10&maxReconnectDelay=200&timeout=10s";
     }
 
     protected FedbridgeConnectionFactory factory(Broker b) {
