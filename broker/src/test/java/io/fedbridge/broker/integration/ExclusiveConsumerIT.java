@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fedbridge.broker.Broker;
-import io.fedbridge.broker.BrokerConfig;
 import io.fedbridge.broker.DestinationPolicy;
 import io.fedbridge.broker.DestinationStats;
 import io.fedbridge.core.AckMode;
@@ -13,7 +12,6 @@ import io.fedbridge.core.Message;
 import io.fedbridge.core.StompConnection;
 import io.fedbridge.core.Subscription;
 import io.fedbridge.core.SubscriptionRequest;
-import io.fedbridge.core.bridge.BridgeState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,19 +39,7 @@ class ExclusiveConsumerIT extends BrokerTestSupport {
     private final List<Got> got = new CopyOnWriteArrayList<>();
 
     private Broker[] mesh(DestinationPolicy policy) {
-        Broker[] b = new Broker[3];
-        for (int i = 0; i < 3; i++) {
-            b[i] = startBroker(BrokerConfig.builder("ex" + "ABC".charAt(i)).ioThreads(1).policy(policy));
-        }
-        b[0].addNetworkConnector("static:(" + uri(b[1], "tcp") + "," + uri(b[2], "tcp") + ")?" + LINK);
-        b[1].addNetworkConnector("static:(" + uri(b[2], "tcp") + ")?" + LINK);
-        for (int i = 0; i < 2; i++) {
-            Broker x = b[i];
-            int bridges = 2 - i; // A's to B and C, B's to C; each duplex
-            await(x.name() + " has its " + bridges + " bridge(s) up").atMost(WAIT)
-                    .until(() -> x.bridges().stream().filter(s -> s.state() == BridgeState.UP).count() == bridges);
-        }
-        return b;
+        return startMesh("ex", c -> c.policy(policy), LINK);
     }
 
     private static void awaitConsumers(Broker[] mesh, int n) {
