@@ -27,10 +27,9 @@ package io.fedbridge.broker;
  * </table>
  */
 public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMsgBytes, long maxBytesPerMsg,
-                                int maxNumProducers, int maxNumActiveConsumers, int consumerFlowLimit,
-                                LimitBehavior limitBehavior, boolean useDMQ, int maxRedeliveries,
-                                boolean localDeliveryPreferred, boolean isLocalOnly, String replicateFrom,
-                                int maxNumBackupConsumers) {
+                                int maxNumProducers, int maxNumActiveConsumers, int maxNumBackupConsumers,
+                                int consumerFlowLimit, LimitBehavior limitBehavior, boolean useDMQ, int maxRedeliveries,
+                                boolean localDeliveryPreferred, boolean isLocalOnly, String replicateFrom) {
 
     /** The name of the dead-letter queue. */
     public static final String DLQ = "/queue/DLQ";
@@ -39,8 +38,8 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
     public DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMsgBytes, long maxBytesPerMsg, int maxNumProducers,
                              int maxNumActiveConsumers, int consumerFlowLimit, LimitBehavior limitBehavior, boolean useDMQ,
                              int maxRedeliveries, boolean localDeliveryPreferred, boolean isLocalOnly, String replicateFrom) {
-        this(pattern, maxNumMsgs, maxTotalMsgBytes, maxBytesPerMsg, maxNumProducers, maxNumActiveConsumers, consumerFlowLimit,
-                limitBehavior, useDMQ, maxRedeliveries, localDeliveryPreferred, isLocalOnly, replicateFrom, -1);
+        this(pattern, maxNumMsgs, maxTotalMsgBytes, maxBytesPerMsg, maxNumProducers, maxNumActiveConsumers, -1,
+                consumerFlowLimit, limitBehavior, useDMQ, maxRedeliveries, localDeliveryPreferred, isLocalOnly, replicateFrom);
     }
 
     /** A policy without {@link #replicateFrom()}. */
@@ -197,8 +196,8 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
 
         public DestinationPolicy build() {
             return new DestinationPolicy(pattern, maxNumMsgs, maxTotalMsgBytes, maxBytesPerMsg, maxNumProducers,
-                    maxNumActiveConsumers, consumerFlowLimit, limitBehavior, useDMQ, maxRedeliveries,
-                    localDeliveryPreferred, isLocalOnly, replicateFrom, maxNumBackupConsumers);
+                    maxNumActiveConsumers, maxNumBackupConsumers, consumerFlowLimit, limitBehavior, useDMQ, maxRedeliveries,
+                    localDeliveryPreferred, isLocalOnly, replicateFrom);
         }
     }
 }
