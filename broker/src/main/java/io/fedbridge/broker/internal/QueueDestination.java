@@ -465,7 +465,8 @@ final class QueueDestination {
             }
             boolean room = c.hasCapacity();
             pickSawRoom |= room;
-            if (room && (c.accepts(e.message) || c.network && c.acceptsAsReplay(e, this, now))) {
+            if (room && (c.accepts(e.message) || c.network && (byPriority ? c.acceptsAsReplay(e, this, now)
+                    : c.acceptsAsRankedReplay(e.message)))) {
                 best = c;
                 bestIndex = idx;
             }

@@ -89,6 +89,14 @@ final class ServerConsumer {
         return !q.hasLocalConsumerFor(e.message, replaySelectorAware);
     }
 
+    /**
+     * On a ranked queue ({@link ConsumerRanks}) a network consumer that is active stands for the one active consumer:
+     * no local consumer competes, so a message that came from its peer goes back there at once, if the bridge replays.
+     */
+    boolean acceptsAsRankedReplay(BrokerMessage m) {
+        return replayDelayMillis >= 0 && filter != null && (filter.selector() == null || filter.selector().matches(m.headers::get));
+    }
+
     void deliver(QueueEntry e) {
         progress++;
         long tag = ++nextTag;
