@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
         description = "End-to-end benchmarks of fedbridge, side by side with ActiveMQ Classic and a bare STOMP relay.",
         subcommands = {ThroughputCommand.class, PersistentCommand.class, BridgeCommand.class, FanoutCommand.class,
                 DiscoveryCommand.class, FailoverCommand.class, JmsCommand.class, HaCommand.class, SoakCommand.class, ScaleCommand.class,
-                ConsumersCommand.class, CommandLine.HelpCommand.class})
+                ConsumersCommand.class, DefinitionsCommand.class, CommandLine.HelpCommand.class})
 public final class BenchmarkMain implements Runnable {
 
     @CommandLine.Spec

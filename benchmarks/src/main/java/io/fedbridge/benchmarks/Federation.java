@@ -142,11 +142,21 @@ final class Federation implements AutoCloseable {
      * @param ttl the bridges' networkTTL; 0 = the topology's diameter
      */
     static Federation start(Shape shape, int n, int ttl, long seed, Duration timeout) {
+        return start(shape, n, ttl, seed, timeout, null);
+    }
+
+    /** As {@link #start(Shape, int, int, long, Duration)}, each broker with a data directory under {@code dataRoot} (null: none). */
+    static Federation start(Shape shape, int n, int ttl, long seed, Duration timeout, java.nio.file.Path dataRoot) {
         Federation f = new Federation(shape, edges(shape, n, new Random(seed)));
         f.ttl = ttl > 0 ? ttl : diameter(n, f.edges);
         try {
             for (int i = 0; i < n; i++) {
-                f.brokers.add(Broker.start(BrokerConfig.builder(shape.label() + n + "-" + i).listen("tcp://127.0.0.1:0").build()));
+                String name = shape.label() + n + "-" + i;
+                BrokerConfig.Builder b = BrokerConfig.builder(name).listen("tcp://127.0.0.1:0");
+                if (dataRoot != null) {
+                    b.dataDirectory(dataRoot.resolve(name));
+                }
+                f.brokers.add(Broker.start(b.build()));
             }
             for (int[] e : f.edges) {
                 f.brokers.get(e[0]).addNetworkConnector("static:(" + f.brokers.get(e[1]).connectUris().get(0) + ")?duplex=true"

@@ -126,6 +126,12 @@ public final class FederationHeaders {
      * redeliveries after a failover, and ignore {@link #FEDERATION_ID} from brokers without it.
      */
     public static final String VOUCHED_IDS = "fedbridge-vouched-ids";
+    /**
+     * CONNECTED: milliseconds for which this connection's temporary queues, and the replies sent to them, outlive it on
+     * the brokers that hold them; a client reconnecting with the same {@link #PRODUCER_SECRET} within it gets the same
+     * names back, on any broker of the federation. Absent: its temporary queues end with the connection.
+     */
+    public static final String TEMP_RECONNECT_GRACE = "fedbridge-temp-reconnect-grace";
 
     /** Splits a comma-separated broker path; empty for null or blank. */
     public static java.util.List<String> parsePath(String path) {

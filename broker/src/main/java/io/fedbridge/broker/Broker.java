@@ -133,7 +133,8 @@ public final class Broker implements AutoCloseable {
         try {
             b.bindAll();
             b.cluster = io.fedbridge.broker.cluster.ClusterDestinations.start(new io.fedbridge.broker.internal.ClusterCore(b.core),
-                    config.cluster(), config.dataDirectory());
+                    config.cluster(), config.dataDirectory(), peer -> b.links().stream().anyMatch(l -> peer.equals(l.peerName())
+                            && l.state() == io.fedbridge.core.bridge.BridgeState.UP));
             b.management = io.fedbridge.broker.management.BrokerManagement.start(b, new io.fedbridge.broker.internal.ManagedCore(b.core));
             for (String nc : config.networkConnectors()) {
                 b.addNetworkConnector(nc);

@@ -437,6 +437,18 @@ public record BrokerConfig(String name, List<String> listeners, Path dataDirecto
             return this;
         }
 
+        /** See {@link io.fedbridge.broker.cluster.ClusterConfig#tempDestinationReconnectGrace()}. */
+        public Builder tempDestinationReconnectGrace(Duration grace) {
+            cluster.tempDestinationReconnectGrace(grace);
+            return this;
+        }
+
+        /** See {@link io.fedbridge.broker.cluster.ClusterConfig#masterBroker()}. */
+        public Builder masterBroker(String name) {
+            cluster.masterBroker(name);
+            return this;
+        }
+
         public BrokerConfig build() {
             return new BrokerConfig(name, listeners, dataDirectory, limits, heartBeat, memoryLimit, defaultPrefetch,
                     durability, policies, networkConnectors, security, inDoubtHold, ioThreads, resourceLimits, metrics,

@@ -200,7 +200,12 @@ public final class BrokerConfigFile {
             new BrokerKey("autoDeleteIdle", false, (v, p) -> {
                 Duration idle = v.duration();
                 return b -> b.autoDeleteIdle(idle);
-            })), BrokerKey::name);
+            }),
+            new BrokerKey("tempDestinationReconnectGrace", false, (v, p) -> {
+                Duration grace = v.duration();
+                return b -> b.tempDestinationReconnectGrace(grace);
+            }),
+            new BrokerKey("masterBroker", false, (v, p) -> b -> b.masterBroker(v.raw()))), BrokerKey::name);
 
     /** The keys of a {@code [policy PATTERN]} section, in the order of {@link DestinationPolicy}'s components. */
     private static final Map<String, PolicyKey> POLICY_KEYS = index(List.of(

@@ -235,7 +235,8 @@ class BrokerConfigFileTest {
                 "heartBeat", "inDoubtHold", "ioThreads", "defaultPrefetch", "maxFrameSize", "maxHeaders", "maxHeaderLength",
                 "connectAttemptTimeout", "maxSubscriptionsPerConnection", "maxTransactionsPerConnection", "maxDestinations",
                 "maxDurableSubscriptionsPerClientId", "maxSlowDuration", "minFreeDisk", "network", "metrics", "ha.group",
-                "ha.brokers", "ha.replicate", "ha.zookeeper", "ha.backupTimeout", "ha.zookeeperSessionTimeout", "autoDeleteIdle");
+                "ha.brokers", "ha.replicate", "ha.zookeeper", "ha.backupTimeout", "ha.zookeeperSessionTimeout", "autoDeleteIdle",
+                "tempDestinationReconnectGrace", "masterBroker");
         assertThat(BrokerConfigFile.policyKeys()).containsExactly("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
                 "maxNumProducers", "maxNumActiveConsumers", "maxNumBackupConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
                 "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly", "replicateFrom");
@@ -282,7 +283,7 @@ class BrokerConfigFileTest {
                 "maxTransactionsPerConnection", "maxDestinations", "maxDurableSubscriptionsPerClientId", "maxSlowDuration",
                 "minFreeDisk")); // every component but diskSpace, which only Java code can supply
         keysByComponent.put("metrics", List.of("metrics"));
-        keysByComponent.put("cluster", List.of("autoDeleteIdle")); // and the [destination NAME] sections
+        keysByComponent.put("cluster", List.of("autoDeleteIdle", "tempDestinationReconnectGrace", "masterBroker")); // and the [destination NAME] sections
         keysByComponent.put("ha", List.of("ha.group", "ha.brokers", "ha.replicate", "ha.zookeeper", "ha.backupTimeout",
                 "ha.zookeeperSessionTimeout"));
 
@@ -449,10 +450,10 @@ class BrokerConfigFileTest {
                 .isInstanceOf(ConfigFileException.class)
                 .hasMessage("broker.conf:7: unknown key 'memoryLimt'; valid keys are: autoDeleteIdle, connectAttemptTimeout, data, "
                         + "defaultPrefetch, durability, ha.backupTimeout, ha.brokers, ha.group, ha.replicate, ha.zookeeper, "
-                        + "ha.zookeeperSessionTimeout, heartBeat, inDoubtHold, ioThreads, listen, maxDestinations, "
+                        + "ha.zookeeperSessionTimeout, heartBeat, inDoubtHold, ioThreads, listen, masterBroker, maxDestinations, "
                         + "maxDurableSubscriptionsPerClientId, maxFrameSize, maxHeaderLength, maxHeaders, maxSlowDuration, "
-                        + "maxSubscriptionsPerConnection, maxTransactionsPerConnection, memoryLimit, metrics, minFreeDisk, name, network; "
-                        + "did you mean 'memoryLimit'?")
+                        + "maxSubscriptionsPerConnection, maxTransactionsPerConnection, memoryLimit, metrics, minFreeDisk, name, network, "
+                        + "tempDestinationReconnectGrace; did you mean 'memoryLimit'?")
                 .satisfies(e -> {
                     ConfigFileException cfe = (ConfigFileException) e;
                     assertThat(cfe.source()).isEqualTo("broker.conf");
@@ -585,6 +586,8 @@ class BrokerConfigFileTest {
         BrokerConfig c = build("""
                 name = A
                 autoDeleteIdle = 5m
+                tempDestinationReconnectGrace = 10s
+                masterBroker = M
                 [destination /queue/orders]
                 maxNumMsgs = 10
                 maxNumActiveConsumers = 1
@@ -594,6 +597,8 @@ class BrokerConfigFileTest {
                 """);
 
         assertThat(c.cluster().autoDeleteIdle()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(c.cluster().tempDestinationReconnectGrace()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.cluster().masterBroker()).isEqualTo("M");
         assertThat(c.cluster().destinations()).singleElement().satisfies(p -> {
             assertThat(p.pattern()).isEqualTo("/queue/orders");
             assertThat(p.maxNumMsgs()).isEqualTo(10);

@@ -116,6 +116,16 @@ public interface FailoverClient extends AutoCloseable {
     /** The {@code fedbridge-broker-id} of that broker, or null (not connected, or not a fedbridge broker). */
     String connectedBrokerId();
 
+    /**
+     * How long the broker the client is (or was last) connected to keeps this client's temporary queues, and the
+     * replies sent to them, after the connection is lost: reconnecting within it, to any broker of the federation, the
+     * client gets the same {@code /temp-queue/NAME} back with the replies that arrived meanwhile. Zero when the broker
+     * announced none (not fedbridge, or its {@code tempDestinationReconnectGrace} is zero): a failover then loses them.
+     */
+    default java.time.Duration tempDestinationReconnectGrace() {
+        return java.time.Duration.ZERO;
+    }
+
     /** Every broker the client knows, configured ones first, then those learned from the federation. */
     List<String> knownUris();
 

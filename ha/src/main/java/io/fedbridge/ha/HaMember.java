@@ -137,6 +137,16 @@ public final class HaMember implements AutoCloseable {
             if (m.zk != null) {
                 m.zk.start(m.ownUri);
                 m.thread.execute(m::reconsiderElection);
+                // Again every second: a ZooKeeper connection that comes back changes no data, so no event says so.
+                m.thread.scheduleWithFixedDelay(() -> {
+                    try {
+                        if (m.role == HaRole.BACKUP && m.zk.isConnected()) {
+                            m.reconsiderElection();
+                        }
+                    } catch (RuntimeException e) {
+                        LOG.warn("HA member {}: periodic election check failed: {}", config.name(), e.toString(), e);
+                    }
+                }, 1, 1, TimeUnit.SECONDS);
             } else {
                 LOG.info("HA member {} of group {}: no ha.zookeeper, so promotion is by hand only (fedbridge ha promote)",
                         config.name(), m.ha.group());
@@ -400,12 +410,13 @@ public final class HaMember implements AutoCloseable {
         store = s;
         expectedBackups = expected;
         recoveringUntil = System.currentTimeMillis() + RECOVERY_TIMEOUT.toMillis();
-        state = expected.isEmpty() ? HaState.ACTIVE : HaState.RECOVERING;
+        state = HaState.JOINING; // primary, but not serving until its listeners are bound again
         fencing = false;
         role = HaRole.PRIMARY;
-        servingFromMillis = System.currentTimeMillis();
         try {
             broker = Broker.start(config, s, gate);
+            state = expected.isEmpty() ? HaState.ACTIVE : HaState.RECOVERING;
+            servingFromMillis = System.currentTimeMillis();
         } catch (RuntimeException e) {
             lastError = "cannot start as primary: " + e.getMessage();
             LOG.error("HA member {}: {}", config.name(), lastError, e);
@@ -478,8 +489,14 @@ public final class HaMember implements AutoCloseable {
             state = r != null && r.isConnected() ? HaState.CATCHUP : HaState.JOINING;
         }
         announce();
+        // The primary of record, deposed (its ZooKeeper session lapsed) or restarted, with nobody elected since: its
+        // journal holds everything it receipted, so it may stand again beside the READY backups (one of them or it
+        // wins; each holds every receipted message). Without this, a group whose backups had all left the READY set
+        // would wait for an operator although the newest copy is right here.
+        boolean formerPrimary = s != null && config.name().equals(s.primary()) && s.epoch() == data.epoch()
+                && (r == null || !r.isConnected());
         boolean eligible = s == null && zk.isConnected() && state == HaState.JOINING && (r == null || !r.isConnected())
-                || state == HaState.READY && recorded;
+                || state == HaState.READY && recorded || formerPrimary && zk.isConnected();
         zk.eligible(eligible);
     }
 

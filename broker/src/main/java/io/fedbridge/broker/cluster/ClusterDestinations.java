@@ -51,9 +51,13 @@ public final class ClusterDestinations implements AutoCloseable {
     private final AutoDeleter autoDeleter;
     /** The Lamport counter: above every version seen. Guarded by this. */
     private long counter;
+    /** Whether this broker's own link to the broker of that name is up (masterBroker mode). */
+    private final java.util.function.Predicate<String> linkUp;
 
-    private ClusterDestinations(ClusterCore core, ClusterConfig config, DefinitionStore store) {
+    private ClusterDestinations(ClusterCore core, ClusterConfig config, DefinitionStore store,
+                                java.util.function.Predicate<String> linkUp) {
         this.core = core;
+        this.linkUp = linkUp;
         this.config = config;
         this.store = store;
         this.brokerId = core.brokerId();
@@ -70,8 +74,17 @@ public final class ClusterDestinations implements AutoCloseable {
      * them, defines the configured ones not known yet, then listens to the federation. Called by the broker at start.
      */
     public static ClusterDestinations start(ClusterCore core, ClusterConfig config, Path dataDirectory) {
+        return start(core, config, dataDirectory, name -> false);
+    }
+
+    /**
+     * As {@link #start(ClusterCore, ClusterConfig, Path)}; {@code linkUp} tells whether this broker's own link to the
+     * broker of a given name is up, which {@link ClusterConfig#masterBroker()} mode asks before a change.
+     */
+    public static ClusterDestinations start(ClusterCore core, ClusterConfig config, Path dataDirectory,
+                                            java.util.function.Predicate<String> linkUp) {
         DefinitionStore store = DefinitionStore.open(dataDirectory, core.brokerName());
-        ClusterDestinations c = new ClusterDestinations(core, config, store);
+        ClusterDestinations c = new ClusterDestinations(core, config, store, linkUp);
         try {
             c.recover();
         } catch (RuntimeException e) {
@@ -114,11 +127,14 @@ public final class ClusterDestinations implements AutoCloseable {
      * destination name. Returns the new definition; its version beats every version this broker has seen.
      *
      * @throws IllegalArgumentException if the pattern is not a queue or topic name without wildcards
+     * @throws IllegalStateException    in {@link ClusterConfig#masterBroker()} mode, while this broker is not the master
+     *                                  and its link to the master is not up
      */
     public synchronized DestinationDefinition define(DestinationPolicy policy) {
         if (policy == null) {
             throw new IllegalArgumentException("policy must not be null");
         }
+        requireMaster("define " + policy.pattern());
         DestinationDefinition d = new DestinationDefinition(policy.pattern(), policy, new DefinitionVersion(++counter, brokerId), false);
         apply(d);
         return d;
@@ -127,14 +143,27 @@ public final class ClusterDestinations implements AutoCloseable {
     /**
      * Deletes a definition federation-wide: every broker forgets its policy and removes the queue and its messages
      * (a queue with consumers attached stays, as an ordinary auto-created one). Returns false if it was not defined.
+     *
+     * @throws IllegalStateException in {@link ClusterConfig#masterBroker()} mode, as {@link #define}
      */
     public synchronized boolean delete(String destination) {
+        requireMaster("delete " + destination);
         DestinationDefinition known = definitions.get(destination);
         if (known == null || known.deleted()) {
             return false;
         }
         apply(new DestinationDefinition(destination, null, new DefinitionVersion(++counter, brokerId), true));
         return true;
+    }
+
+    /** masterBroker mode: a change is made on the master, or on a broker whose own link to the master is up. */
+    private void requireMaster(String change) {
+        String master = config.masterBroker();
+        if (master == null || master.equals(core.brokerName()) || linkUp.test(master)) {
+            return;
+        }
+        throw new IllegalStateException("broker " + core.brokerName() + " refuses to " + change + ": definitions change only "
+                + "with the master broker '" + master + "' (masterBroker), and this broker's link to it is not up");
     }
 
     /** The live definitions, by name. */

@@ -55,6 +55,8 @@ public final class BrokerCore {
     public volatile HaGate haGate;
     /** Replication of single queues from and to brokers outside any group (module fedbridge-ha plugs in). */
     public final QueueReplicas replicas = new QueueReplicas(this);
+    /** Temporary queues' owners and how long the queues outlive them. */
+    final TempQueues temps;
     private final AtomicLong sequence;
     private final AtomicLong sessionIds = new AtomicLong();
     private final AtomicLong loopsDropped = new AtomicLong();
@@ -74,6 +76,7 @@ public final class BrokerCore {
                       java.util.concurrent.ScheduledExecutorService scheduler) {
         this.scheduler = scheduler;
         this.config = config;
+        this.temps = new TempQueues(this, config.cluster().tempDestinationReconnectGrace());
         this.brokerId = brokerId;
         this.store = replicas.tap(store);
         this.clock = clock;
@@ -180,6 +183,7 @@ public final class BrokerCore {
             });
             if (created[0]) {
                 hook.destinationCreated(name);
+                temps.created(q);
             }
         }
         return q;
@@ -229,12 +233,9 @@ public final class BrokerCore {
         }
     }
 
-    /** A temporary queue another broker owns lost its last consumer here: it goes, as it did there. */
+    /** A temporary queue lost its last consumer here: see {@link TempQueues#lastConsumerGone}. */
     void tempQueueIdle(QueueDestination q) {
-        if (!q.name.startsWith("/temp-queue/@" + tempOwnerPrefix())) {
-            queues.remove(q.name, q);
-            q.delete();
-        }
+        temps.lastConsumerGone(q);
     }
 
     void register(ServerSession s) {

@@ -58,6 +58,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private String clientId;
     private final java.util.Set<String> producedTo = new java.util.HashSet<>();
     private final java.util.Set<String> ownedTemps = new java.util.HashSet<>();
+    /** The owner part of this connection's temporary names; reclaimable after CONNECT with a secret (see TempQueues). */
+    private String tempOwner;
+    private boolean saidDisconnect;
     private final long sessionNumber;
     private int consumerNumbers;
     private boolean paused;
@@ -110,6 +113,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         this.guard = guard;
         this.sessionNumber = core.nextSessionNumber();
         this.sessionId = core.config.name() + "-session-" + sessionNumber;
+        this.tempOwner = core.tempOwnerPrefix() + sessionNumber;
         this.sessionLimits = new SessionLimits(core);
     }
 
@@ -462,6 +466,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             clientIdClaimed = true;
         }
         idScope = ProducerIds.scope(identity, producerSecret, core.brokerId, sessionId);
+        tempOwner = core.temps.connected(identity, producerSecret, tempOwner);
         producerSecret = null;
         dedupeShare = identity.anonymous() ? idScope : "user:" + identity.name();
         StompHeaders h = new StompHeaders();
@@ -474,6 +479,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         h.add(FederationHeaders.CLUSTER_URIS, core.clusterUris());
         h.add(FederationHeaders.ORDERED_RECEIPTS, "true");
         h.add(FederationHeaders.VOUCHED_IDS, "true");
+        if (!core.temps.graceFor(tempOwner).isZero()) {
+            h.add(FederationHeaders.TEMP_RECONNECT_GRACE, Long.toString(core.temps.graceFor(tempOwner).toMillis()));
+        }
         if (federationLink && mayFederate(FederationHeaders.DEFINITIONS_TOPIC)) {
             h.add(FederationHeaders.DEFINITIONS, "true");
         }
@@ -887,14 +895,16 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         if (name.startsWith("@")) {
             return dest;
         }
-        String owned = prefix + "@" + core.tempOwnerPrefix() + sessionNumber + "@" + name;
-        ownedTemps.add(owned);
+        String owned = prefix + "@" + tempOwner + "@" + name;
+        if (ownedTemps.add(owned)) {
+            core.temps.used(tempOwner, owned);
+        }
         return owned;
     }
 
     /** Whether {@code dest} (a temporary destination with its owner in its name) is one of this connection's. */
     private boolean isOwnTemp(String dest) {
-        return dest.startsWith("@" + core.tempOwnerPrefix() + sessionNumber + "@", Destinations.prefixOf(dest).length());
+        return dest.startsWith("@" + tempOwner + "@", Destinations.prefixOf(dest).length());
     }
 
     static String durableName(StompFrame f) {
@@ -1114,6 +1124,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
 
     private void onDisconnect(StompFrame f) {
         state = State.CLOSED;
+        saidDisconnect = true;
         String r = f.header(StompHeaders.RECEIPT);
         if (r != null) {
             channel.writeAndFlush(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r))
@@ -1170,9 +1181,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         for (String d : producedTo) {
             core.unregisterProducer(d, this);
         }
-        for (String t : ownedTemps) {
-            core.deleteTemp(t);
-        }
+        core.temps.closed(tempOwner, ownedTemps, saidDisconnect);
         if (clientIdClaimed) {
             core.releaseClientId(clientId, this);
         }

@@ -210,14 +210,18 @@ public final class BrokerManagement implements AutoCloseable {
     public io.fedbridge.broker.cluster.DestinationDefinition define(io.fedbridge.broker.DestinationPolicy policy) {
         try {
             return broker.cluster().define(policy);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | IllegalStateException e) {
             throw ManagementException.badRequest(e.getMessage());
         }
     }
 
     /** Deletes a definition federation-wide; false if it was not defined. */
     public boolean undefine(String destination) {
-        return broker.cluster().delete(destination);
+        try {
+            return broker.cluster().delete(destination);
+        } catch (IllegalStateException e) {
+            throw ManagementException.badRequest(e.getMessage());
+        }
     }
 
     /** Removes the messages waiting in a queue (delivered, unacknowledged ones stay); returns how many. */

@@ -24,9 +24,12 @@ import org.slf4j.LoggerFactory;
  * replies by correlation id. The broker gives {@code /temp-queue/NAME} a federation-wide name and rewrites the
  * {@code reply-to} of requests the same way, so a responder on any bridged broker reaches it.
  *
- * <p>At a failover the client subscribes again on the new broker, which names the queue anew: replies to requests
- * confirmed before the loss went to the old name and cannot arrive, so those requests fail at once
- * ({@link #connectionLost}); requests confirmed afterwards carry the new name. Thread-safe.
+ * <p>At a failover the client subscribes again on the new broker. A fedbridge broker that announced a
+ * {@code tempDestinationReconnectGrace} keeps the queue, and the replies sent to it, for that long after the loss, and
+ * gives the reconnected client the same name on any broker: requests confirmed before the loss keep waiting for their
+ * replies. Otherwise (no grace, or the client was away longer than it) the new broker names the queue anew, replies to
+ * requests confirmed before the loss went to the old name and cannot arrive, so those requests fail at once
+ * ({@link #connectionLost}, {@link #reconnected}); requests confirmed afterwards carry the new name. Thread-safe.
  */
 public final class ReplyManager implements AutoCloseable {
 
@@ -37,8 +40,12 @@ public final class ReplyManager implements AutoCloseable {
     private final AtomicLong sequence = new AtomicLong();
     private final ConcurrentMap<String, PendingReply> pending = new ConcurrentHashMap<>();
     private final FailoverSubscription subscription;
+    private final FailoverClient client;
+    /** While reconnecting: the lost broker's grace, within which the reply queue survives; else null. */
+    private volatile Duration lostGrace;
 
     private ReplyManager(FailoverClient client) {
+        this.client = client;
         String id = UUID.randomUUID().toString();
         this.replyTo = "/temp-queue/camel-reply-" + id;
         this.correlationPrefix = id + ":";
@@ -84,13 +91,45 @@ public final class ReplyManager implements AutoCloseable {
         p.reply.complete(m);
     }
 
-    /** The connection to {@code uri} failed: requests the broker had confirmed will get no reply. */
+    /**
+     * The connection to {@code uri} failed: without a grace from that broker, requests it had confirmed will get no
+     * reply; with one, they wait for the reconnection ({@link #reconnected}).
+     */
     public void connectionLost(String uri) {
+        Duration grace = client.tempDestinationReconnectGrace();
+        if (!grace.isZero()) {
+            lostGrace = grace;
+            LOG.debug("connection to {} lost; its reply queue {} is kept for {}", uri, replyTo, grace);
+            return;
+        }
+        failSent("the connection to " + uri + " was lost after it accepted the request; the reply queue " + replyTo
+                + " did not survive it, so the reply cannot arrive (the request may have been processed)");
+    }
+
+    /**
+     * The client is connected to {@code uri} again after {@code downtime}: requests confirmed before the loss keep
+     * waiting only if it came back within the lost broker's grace, to a broker that keeps reply queues too.
+     */
+    public void reconnected(String uri, Duration downtime) {
+        Duration grace = lostGrace;
+        lostGrace = null;
+        if (grace == null) {
+            return;
+        }
+        if (downtime.compareTo(grace) > 0) {
+            failSent("the client was without a broker for " + downtime + ", longer than the " + grace + " for which the "
+                    + "reply queue " + replyTo + " outlives its connection, so the reply cannot arrive (the request may have "
+                    + "been processed)");
+        } else if (client.tempDestinationReconnectGrace().isZero()) {
+            failSent("the client reconnected to " + uri + ", which does not keep temporary queues across a failover, so "
+                    + "the reply to the reply queue " + replyTo + " cannot arrive (the request may have been processed)");
+        }
+    }
+
+    private void failSent(String why) {
         for (PendingReply p : pending.values()) {
             if (p.sent && pending.remove(p.correlationId, p)) {
-                p.reply.completeExceptionally(new ReplyLostException("the connection to " + uri
-                        + " was lost after it accepted the request; the reply queue " + replyTo
-                        + " did not survive it, so the reply cannot arrive (the request may have been processed)"));
+                p.reply.completeExceptionally(new ReplyLostException(why));
             }
         }
     }

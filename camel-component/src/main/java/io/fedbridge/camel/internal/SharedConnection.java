@@ -100,6 +100,11 @@ public final class SharedConnection implements AutoCloseable {
             if (r != null) {
                 r.connectionLost(lost.uri());
             }
+        } else if (event instanceof FailoverEvent.Connected connected && connected.reconnect()) {
+            ReplyManager r = replies;
+            if (r != null) {
+                r.reconnected(connected.uri(), connected.downtime());
+            }
         } else if (event instanceof FailoverEvent.GaveUp) {
             gaveUp = true;
         }

@@ -152,6 +152,8 @@ public final class DefaultFailoverClient implements FailoverClient {
     private CompositeUri currentUri;
     private boolean active;
     private long disconnectedAt;
+    /** See {@link #tempDestinationReconnectGrace()}: the last connected broker's, kept after a loss. */
+    private volatile Duration tempGrace = Duration.ZERO;
     private final Map<String, DefaultFailoverSubscription> subscriptions = new LinkedHashMap<>();
     private final Set<DefaultFailoverTransaction> transactions = new LinkedHashSet<>();
 
@@ -374,6 +376,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             }
             current = c;
             currentUri = uri;
+            tempGrace = tempGraceOf(c);
             cluster = config.updateURIsSupported() && c.connectedHeaders().contains(ClusterHeaders.CLUSTER_URIS);
             try {
                 for (DefaultFailoverSubscription s : subscriptions.values()) {
@@ -1245,6 +1248,21 @@ public final class DefaultFailoverClient implements FailoverClient {
         synchronized (lock) {
             return active ? currentUri.withoutOptions().toString() : null;
         }
+    }
+
+    /** The broker's {@value FederationHeaders#TEMP_RECONNECT_GRACE} in milliseconds; zero if absent or malformed. */
+    private static Duration tempGraceOf(StompConnection c) {
+        String ms = c.connectedHeaders().get(FederationHeaders.TEMP_RECONNECT_GRACE);
+        try {
+            return ms == null ? Duration.ZERO : Duration.ofMillis(Math.max(0, Long.parseLong(ms.trim())));
+        } catch (NumberFormatException e) {
+            return Duration.ZERO;
+        }
+    }
+
+    @Override
+    public Duration tempDestinationReconnectGrace() {
+        return tempGrace;
     }
 
     @Override

@@ -239,6 +239,8 @@ public final class BackupReplica implements AutoCloseable {
         if (Replication.OP_CAUGHT_UP.equals(m.header(Replication.OP))) {
             catchingUp = false;
             removedWhileCatchingUp.clear();
+            return lastDurable; // counted from now on; a complete copy once the primary says READY
+        } else if (Replication.OP_READY.equals(m.header(Replication.OP))) {
             return lastDurable.thenRun(() -> becameReady(c));
         } else {
             return apply(Replication.decode(m.body()), "true".equals(m.header(Replication.CATCHUP)));

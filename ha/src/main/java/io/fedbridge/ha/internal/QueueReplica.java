@@ -207,6 +207,8 @@ final class QueueReplica {
                 lastDurable = CompletableFuture.allOf(lastDurable, replicas.replicaRemove(queue, gone));
             }
             unconfirmed.clear();
+            return lastDurable; // counted from now on; a complete copy once the primary says READY
+        } else if (Replication.OP_READY.equals(m.header(Replication.OP))) {
             return lastDurable.thenRun(() -> becameReady(c));
         } else {
             return apply(Replication.decode(m.body()), "true".equals(m.header(Replication.CATCHUP)));

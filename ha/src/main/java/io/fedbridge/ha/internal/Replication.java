@@ -25,7 +25,13 @@ public final class Replication {
     public static final String COUNT = "ha-count";
     public static final String CATCHUP = "ha-catchup";
     public static final String OP = "ha-op";
+    /** The backup has every record the state held when it joined: its acknowledgements now hold receipts up. */
     public static final String OP_CAUGHT_UP = "caught-up";
+    /**
+     * The backup has every record that any receipt completed without it: a complete copy, which may be promoted. Sent
+     * once its acknowledgements pass the last record numbered when it started to count, never before.
+     */
+    public static final String OP_READY = "ready";
     /** CONNECT: the backup's name and the highest epoch it has seen. */
     public static final String MEMBER = "fedbridge-ha-member";
     public static final String MEMBER_EPOCH = "fedbridge-ha-epoch";

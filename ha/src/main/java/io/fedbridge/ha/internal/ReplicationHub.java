@@ -113,6 +113,13 @@ public final class ReplicationHub {
         }
     }
 
+    /** The last number given to a record. */
+    long head() {
+        synchronized (lock) {
+            return nextIndex - 1;
+        }
+    }
+
     void register(ReplicationLink link) {
         synchronized (lock) {
             links.add(link);
@@ -138,8 +145,12 @@ public final class ReplicationHub {
         settle();
     }
 
+    /** {@code link} holds a complete copy: tell the backup (in sequence with the records), then record it. */
     void becameReady(ReplicationLink link) {
         LOG.info("broker {}: HA backup {} is READY", broker, link.member());
+        synchronized (lock) {
+            link.enqueueReady(nextIndex++);
+        }
         settle();
         if (readySet != null) {
             recordReadySet();
@@ -169,10 +180,11 @@ public final class ReplicationHub {
         });
     }
 
+    /** The backups holding a complete copy: those that may be promoted. */
     public List<String> readyMembers() {
         List<String> names = new ArrayList<>();
         for (ReplicationLink l : links) {
-            if (l.isReady()) {
+            if (l.isElectable()) {
                 names.add(l.member());
             }
         }
@@ -223,7 +235,7 @@ public final class ReplicationHub {
         for (ReplicationLink l : links) {
             if (late.test(l)) {
                 dropped.add(l);
-            } else if (l.isReady()) {
+            } else if (l.isElectable()) {
                 remaining.add(l.member());
             }
         }
@@ -271,7 +283,7 @@ public final class ReplicationHub {
         for (ReplicationLink l : links) {
             Map<String, Object> m = new java.util.LinkedHashMap<>();
             m.put("member", l.member());
-            m.put("state", l.isReady() ? "ready" : "catchup");
+            m.put("state", l.isElectable() ? "ready" : "catchup");
             m.put("lagMessages", Math.max(0, head - l.ackedIndex()) + l.catchupPending());
             m.put("lagBytes", l.queuedBytes());
             m.put("address", l.address());

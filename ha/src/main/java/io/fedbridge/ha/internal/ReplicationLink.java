@@ -29,7 +29,7 @@ final class ReplicationLink extends ChannelInboundHandlerAdapter {
     /** A backup whose unsent live records exceed this is too slow to keep: it is dropped and joins again. */
     static final long MAX_QUEUED_BYTES = 512L * 1024 * 1024;
 
-    private record Out(long index, byte[] body) {
+    private record Out(long index, byte[] body, String op) {
     }
 
     private final ReplicationHub hub;
@@ -43,6 +43,10 @@ final class ReplicationLink extends ChannelInboundHandlerAdapter {
     private volatile Channel channel;
     private volatile boolean subscribed;
     private volatile boolean ready;
+    /** Ready, and it holds every record a receipt completed before it counted: see {@link #onAck}. */
+    private volatile boolean electable;
+    /** The last record numbered when this link started to count: one a receipt may have completed without it. */
+    private volatile long countedFrom = Long.MAX_VALUE;
     private volatile boolean closed;
     private volatile long ackedIndex;
     private volatile long ackedCount;
@@ -64,8 +68,14 @@ final class ReplicationLink extends ChannelInboundHandlerAdapter {
         return member;
     }
 
+    /** Counted: every receipt numbered from now on waits for this backup's acknowledgement. */
     boolean isReady() {
         return ready;
+    }
+
+    /** A complete copy: counted, and it acknowledged every record a receipt may have completed without it. */
+    boolean isElectable() {
+        return electable;
     }
 
     long ackedIndex() {
@@ -95,7 +105,7 @@ final class ReplicationLink extends ChannelInboundHandlerAdapter {
         if (closed) {
             return;
         }
-        queue.add(new Out(index, body));
+        queue.add(new Out(index, body, null));
         if (queuedBytes.addAndGet(body.length) > MAX_QUEUED_BYTES) {
             Channel ch = channel;
             if (ch != null) {
@@ -107,7 +117,12 @@ final class ReplicationLink extends ChannelInboundHandlerAdapter {
     }
 
     void enqueueMarker(long index) {
-        queue.add(new Out(index, null));
+        queue.add(new Out(index, null, Replication.OP_CAUGHT_UP));
+        scheduleDrain();
+    }
+
+    void enqueueReady(long index) {
+        queue.add(new Out(index, null, Replication.OP_READY));
         scheduleDrain();
     }
 
@@ -131,8 +146,10 @@ final class ReplicationLink extends ChannelInboundHandlerAdapter {
             StompHeaders h = headers();
             h.add(Replication.INDEX, Long.toString(o.index()));
             if (o.body() == null) {
-                h.add(Replication.OP, Replication.OP_CAUGHT_UP);
-                caughtUpIndex = o.index();
+                h.add(Replication.OP, o.op());
+                if (Replication.OP_CAUGHT_UP.equals(o.op())) {
+                    caughtUpIndex = o.index();
+                }
                 ch.write(new StompFrame(StompCommand.MESSAGE, h));
             } else {
                 queuedBytes.addAndGet(-o.body().length);
@@ -218,10 +235,18 @@ final class ReplicationLink extends ChannelInboundHandlerAdapter {
             ackedCount = count;
         }
         if (!ready && ackedIndex >= caughtUpIndex) {
+            // From here on every receipt waits for this backup. One numbered before may have completed on the other
+            // backups' acknowledgements alone while its record was still on its way here: the backup is a complete
+            // copy (and may be promoted) only once it acknowledged the last of them.
             ready = true;
-            hub.becameReady(this);
+            countedFrom = hub.head();
+            hub.settle();
         } else if (ready) {
             hub.settle();
+        }
+        if (ready && !electable && ackedIndex >= countedFrom) {
+            electable = true;
+            hub.becameReady(this);
         }
         if (!markerQueued) {
             drain(); // the catch-up window opened
@@ -250,6 +275,7 @@ final class ReplicationLink extends ChannelInboundHandlerAdapter {
         queue.clear();
         hub.unregister(this, why);
         ready = false;
+        electable = false;
         if (ch != null) {
             StompHeaders h = new StompHeaders();
             h.add(StompHeaders.MESSAGE, "replication link closed: " + why);
@@ -264,6 +290,7 @@ final class ReplicationLink extends ChannelInboundHandlerAdapter {
             queue.clear();
             hub.unregister(this, "its connection closed");
             ready = false;
+            electable = false;
         }
         super.channelInactive(ctx);
     }

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ChildMember implements AutoCloseable {
 
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     private final List<String> args;
     private final Path log;

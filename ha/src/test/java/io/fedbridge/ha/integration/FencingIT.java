@@ -136,4 +136,41 @@ class FencingIT {
         lost.removeAll(got);
         assertThat(lost).as("messages the deposed primary receipted, missing on %s", successor).isEmpty();
     }
+
+    /**
+     * A primary whose backups are gone (none READY) loses ZooKeeper for longer than its session: it is deposed and
+     * stops receipting. Nobody else holds its messages, and nobody was elected after it, so once ZooKeeper is back it
+     * stands again and serves every message it receipted, without an operator.
+     */
+    @Test
+    void aDeposedPrimaryWithNoReadyBackupStandsAgainOnceZooKeeperIsBack() throws Exception {
+        TestingServer zk = track(new TestingServer(new InstanceSpec(tmp.resolve("zk").toFile(), -1, -1, -1, true, -1, 250, -1), true));
+        List<String> direct = List.of("tcp://127.0.0.1:" + HaGroupConfigs.freePort(), "tcp://127.0.0.1:" + HaGroupConfigs.freePort());
+        FaultProxy toZooKeeper = track(FaultProxy.start("tcp://" + zk.getConnectString()));
+        String zkViaProxy = toZooKeeper.uri().substring("tcp://".length());
+        ChildMember m1 = track(ChildMember.start(List.of("r-1", direct.get(0), tmp.resolve("m1").toString(), "r",
+                String.join(",", direct), zkViaProxy, Integer.toString(SESSION_MS)), LOGS.resolve("alone-m1.log")));
+        await("member 1 primary").atMost(WAIT).until(m1::isPrimary);
+        try (StompConnection producer = StompConnection.connect(ClientConfig.builder(direct.get(0)).heartBeats(Duration.ZERO).build())) {
+            for (int i = 1; i <= 100; i++) {
+                producer.send(Message.builder("/queue/alone").persistent(true).header("seq", Integer.toString(i)).body("m" + i).build())
+                        .get(30, TimeUnit.SECONDS);
+            }
+        }
+
+        toZooKeeper.cutAll();
+        toZooKeeper.refuseNew(true);
+        await("member 1 deposed").atMost(WAIT).until(() -> !m1.isPrimary());
+        toZooKeeper.refuseNew(false);
+        await("member 1 primary again, with nobody else to take its place").atMost(WAIT).until(m1::isPrimary);
+
+        TreeSet<Long> got = new TreeSet<>();
+        try (StompConnection consumer = StompConnection.connect(direct.get(0))) {
+            var sub = consumer.subscribe(SubscriptionRequest.builder("/queue/alone").ackMode(AckMode.AUTO).build());
+            for (var m = sub.receive(Duration.ofSeconds(10)); m != null; m = sub.receive(Duration.ofSeconds(2))) {
+                got.add(Long.parseLong(m.header("seq")));
+            }
+        }
+        assertThat(got).as("every message it receipted before it was deposed").hasSize(100);
+    }
 }
