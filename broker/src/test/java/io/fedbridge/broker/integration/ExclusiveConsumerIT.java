@@ -126,6 +126,32 @@ class ExclusiveConsumerIT extends BrokerTestSupport {
         }
     }
 
+    /**
+     * The handover hold: a local consumer takes over from a remote one, and messages the old one's broker passes on
+     * arrive after newer ones; the broker holds delivery for a moment and puts them back in their origin's order.
+     */
+    @Test
+    void shouldPutMessagesBackInTheirOriginsOrderWhenALocalConsumerTakesOverFromARemoteOne() throws Exception {
+        Broker b = startBroker(io.fedbridge.broker.BrokerConfig.builder("hold")
+                .policy(DestinationPolicy.builder(QUEUE).maxNumActiveConsumers(1).build()));
+        StompConnection bridge = link(b);
+        Subscription remote = bridge.subscribeAndWait(SubscriptionRequest.builder(QUEUE).ackMode(AckMode.CLIENT)
+                .header(FederationHeaders.NETWORK_CONSUMER, "true").header(FederationHeaders.ORIGIN_CONSUMER, "X/s/1")
+                .header(FederationHeaders.CONSUMER_RANK, "0000000000001/X/s/1").build(), m -> { }, WAIT);
+        List<String> local = new CopyOnWriteArrayList<>();
+        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of(QUEUE), m -> local.add(m.bodyAsString()), WAIT);
+
+        remote.unsubscribe(); // the remote consumer (rank 1, the active one) leaves: ours takes over
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        for (int seq : new int[] {7, 5, 6}) { // 5 and 6 come late, passed on by the old consumer's broker
+            sent.add(bridge.send(Message.builder(QUEUE).header(FederationHeaders.FEDERATION_ID, "X:ID-X-1-" + seq)
+                    .header(FederationHeaders.BROKER_PATH, "X").body(Integer.toString(seq)).build()));
+        }
+        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get();
+        await("the new active consumer got all three").atMost(WAIT).until(() -> local.size() == 3);
+        assertThat(local).containsExactly("5", "6", "7");
+    }
+
     @Test
     void shouldRefuseARankFromAnOrdinaryClient() throws Exception {
         Broker[] b = mesh(DestinationPolicy.builder(QUEUE).maxNumActiveConsumers(1).build());
