@@ -44,6 +44,7 @@ final class ChildJvm implements AutoCloseable {
     private final PrintWriter stdin;
     private final Path log;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private volatile boolean withDescendants;
 
     private ChildJvm(String name, Process process, Path log) {
         this.name = name;
@@ -105,9 +106,29 @@ final class ChildJvm implements AutoCloseable {
         return log;
     }
 
-    /** CPU time this JVM has used so far (all threads, user + system), or -1 where the OS does not tell. */
+    /**
+     * CPU time this JVM has used so far (all threads, user + system), or -1 where the OS does not tell; after
+     * {@link #countDescendants()} also that of the live processes it started.
+     */
     long cpuNanos() {
-        return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
+        long own = cpuNanos(process.toHandle());
+        if (!withDescendants || own < 0) {
+            return own;
+        }
+        // A descendant that has just exited tells nothing: it is left out (it ran only around start and stop).
+        return own + process.descendants().mapToLong(ChildJvm::cpuNanos).filter(n -> n > 0).sum();
+    }
+
+    private static long cpuNanos(ProcessHandle p) {
+        return p.info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
+    }
+
+    /**
+     * Makes {@link #cpuNanos()} count the processes this JVM started too: a child that runs a broker outside the JVM
+     * (a RabbitMQ node). Off by default: listing descendants scans every process of the machine.
+     */
+    void countDescendants() {
+        withDescendants = true;
     }
 
     void send(String command) {

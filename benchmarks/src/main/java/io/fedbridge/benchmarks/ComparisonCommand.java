@@ -28,7 +28,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * What the {@code persistent}, {@code bridge}, {@code fanout} and {@code discovery} benchmarks share: fedbridge and
+ * What the {@code throughput}, {@code persistent}, {@code bridge}, {@code fanout}, {@code jms} and {@code ha} benchmarks share: fedbridge and
  * ActiveMQ Classic side by side in one invocation, every broker and the load generator ({@link LoadClientMain}) in
  * child JVMs with the same options, warm-up, then runs interleaved across targets (run 1 on every target, then run
  * 2, …) so that noise on a shared machine spreads over all of them, runs repeated while other processes disturb
@@ -57,7 +57,7 @@ abstract class ComparisonCommand implements Callable<Integer> {
     String ack = "auto";
 
     @Option(names = "--targets", split = ",", description = "Any of fedbridge, fedbridge-secured, fedbridge-tls, fedbridge-metrics (bridge only),"
-            + " activemq (default ${DEFAULT-VALUE}).")
+            + " activemq, relay (throughput only) (default ${DEFAULT-VALUE}).")
     List<String> targets = List.of("fedbridge", "activemq");
 
     @Option(names = "--warmup-seconds", description = {"Warm-up per target and topology (default ${DEFAULT-VALUE}): rounds for at",
@@ -121,6 +121,17 @@ abstract class ComparisonCommand implements Callable<Integer> {
         return false;
     }
 
+    /** Whether {@code t} may be one of this command's targets (the relay is checked on its own). */
+    protected boolean acceptsTarget(Target t) {
+        boolean ha = name().equals("ha");
+        return !t.isForeign() && (ha == (t == Target.FEDBRIDGE_HA || t == Target.ARTEMIS_HA) || ha && t == Target.FEDBRIDGE);
+    }
+
+    /** The targets {@link #acceptsTarget} accepts, for the error message. */
+    protected String targetRule() {
+        return name().equals("ha") ? "fedbridge-ha, fedbridge, artemis-ha" : "fedbridge variants and activemq";
+    }
+
     /** Extra option checks; throw a {@link CommandLine.ParameterException}. */
     protected abstract void validateOptions();
 
@@ -137,10 +148,10 @@ abstract class ComparisonCommand implements Callable<Integer> {
         logs = logDir != null ? Files.createDirectories(logDir) : Files.createTempDirectory("fedbridge-bench-");
         jvm = Arrays.stream(jvmArgs.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
         childClassPath = privateCopy(classPath);
-        report = new ScenarioReport(name(), ts, runs);
+        newReport(ts);
         describeCommonSetup(ts);
         describe(ts);
-        report.setup("logs", logs.toString());
+        setup("logs", logs.toString());
         try {
             execute(ts);
         } finally {
@@ -152,7 +163,21 @@ abstract class ComparisonCommand implements Callable<Integer> {
             }
             deleteData();
         }
-        PrintWriter out = spec.commandLine().getOut();
+        return printReport(spec.commandLine().getOut());
+    }
+
+    /** Creates the command's report; a {@link ScenarioReport} unless the command keeps its own. */
+    protected void newReport(List<Target> ts) {
+        report = new ScenarioReport(name(), ts, runs);
+    }
+
+    /** A line of the report's setup section. */
+    protected void setup(String key, String value) {
+        report.setup(key, value);
+    }
+
+    /** Prints the report and returns the exit code: 0 only if every run of every target completed. */
+    protected int printReport(PrintWriter out) throws IOException {
         report.print(out);
         out.println("charts: " + report.writeCharts(logs).toAbsolutePath());
         return report.isComplete() ? 0 : 1;
@@ -192,11 +217,10 @@ abstract class ComparisonCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "targets must be fedbridge and/or activemq (the relay has no store"
                     + " and no bridges), but was " + targets);
         }
-        boolean ha = name().equals("ha");
         for (Target t : ts) {
-            if (ha != (t == Target.FEDBRIDGE_HA || t == Target.ARTEMIS_HA) && !(ha && t == Target.FEDBRIDGE)) {
-                throw new CommandLine.ParameterException(cl, "targets of the " + name() + " benchmark must be "
-                        + (ha ? "fedbridge-ha, fedbridge, artemis-ha" : "fedbridge variants and activemq") + ", but was " + t);
+            if (!acceptsTarget(t)) {
+                throw new CommandLine.ParameterException(cl, "targets of the " + name() + " benchmark must be " + targetRule()
+                        + ", but was " + t);
             }
         }
         if (classPath == null || classPath.isBlank()) {
@@ -207,22 +231,22 @@ abstract class ComparisonCommand implements Callable<Integer> {
 
     private void describeCommonSetup(List<Target> ts) {
         Runtime rt = Runtime.getRuntime();
-        report.setup("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
-        report.setup("JVM", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
+        setup("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+        setup("JVM", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
                 + " (" + ChildJvm.javaCommand() + ")");
-        report.setup("machine", rt.availableProcessors() + " cores, " + System.getProperty("os.name") + " "
+        setup("machine", rt.availableProcessors() + " cores, " + System.getProperty("os.name") + " "
                 + System.getProperty("os.version") + " " + System.getProperty("os.arch") + ", load average at start "
                 + MachineLoad.loadAverage());
-        report.setup("child JVMs", String.join(" ", jvm) + (jfr ? "  (+ JFR profiling, see logs)" : "")
+        setup("child JVMs", String.join(" ", jvm) + (jfr ? "  (+ JFR profiling, see logs)" : "")
                 + "; every broker and the load generator in its own JVM");
-        report.setup("client", "load client mode " + LoadConnection.Mode.of(clientMode).key() + " (--client-mode), consumers ack="
+        setup("client", "load client mode " + LoadConnection.Mode.of(clientMode).key() + " (--client-mode), consumers ack="
                 + ack + (LoadConnection.Mode.of(clientMode) == LoadConnection.Mode.PER_FRAME
                 ? "; per-frame: blocking sockets, one write(2) per frame, no batching across frames" : "; batched: fedbridge's"
                 + " StompConnection, one flush per burst of frames"));
-        report.setup("targets", String.join(", ", ts.stream().map(t -> t.title).toList()));
-        report.setup("runs", runs + " per scenario and target, interleaved across targets; warm-up " + warmupSeconds + "-"
+        setup("targets", String.join(", ", ts.stream().map(t -> t.title).toList()));
+        setup("runs", runs + " per scenario and target, interleaved across targets; warm-up " + warmupSeconds + "-"
                 + 2 * warmupSeconds + " s per target and topology");
-        report.setup("noise", retries == 0 ? "runs are not repeated when other processes disturb them (--retries 0)"
+        setup("noise", retries == 0 ? "runs are not repeated when other processes disturb them (--retries 0)"
                 : String.format(Locale.ROOT, "a run during which other processes used > %.2f cores is repeated (up to %d times)"
                 + " after waiting for quiet; 'others' columns show what remained", maxOtherCores, retries));
     }
@@ -400,7 +424,7 @@ abstract class ComparisonCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>(List.of(producerUri, consumerUri, destination, Integer.toString(subscribers),
                 Integer.toString(size), Integer.toString(prefetch), Integer.toString(stallSeconds),
                 LoadConnection.Mode.of(clientMode).key(), ack));
-        if (t == Target.ARTEMIS_HA) {
+        if (t.consumesFromArtemis()) {
             args.add("artemis");
         }
         ChildJvm c = startChild(t, "client", LoadClientMain.class, args);
@@ -583,21 +607,29 @@ abstract class ComparisonCommand implements Callable<Integer> {
      * more than {@code maxOtherCores} during it. Returns the least disturbed attempt.
      */
     protected Sample undisturbed(Supplier<Sample> run, Target t) {
+        return undisturbed(run, Sample::others, t);
+    }
+
+    /** The same for any kind of run result, {@code others} telling the cores other processes took during it. */
+    protected <R> R undisturbed(Supplier<R> run, java.util.function.ToDoubleFunction<R> others, Target t) {
         if (retries == 0) {
             return run.get();
         }
-        Sample best = null;
+        R best = null;
+        double bestOthers = Double.POSITIVE_INFINITY;
         for (int attempt = 0; attempt <= retries; attempt++) {
             awaitQuiet();
-            Sample s = run.get();
-            if (Double.isNaN(s.others()) || s.others() <= maxOtherCores) {
-                return s;
+            R r = run.get();
+            double o = others.applyAsDouble(r);
+            if (Double.isNaN(o) || o <= maxOtherCores) {
+                return r;
             }
-            if (best == null || s.others() < best.others()) {
-                best = s;
+            if (best == null || o < bestOthers) {
+                best = r;
+                bestOthers = o;
             }
             if (attempt < retries) {
-                progress.printf(Locale.ROOT, "[%s] other processes took %.2f cores during the run; repeating it%n", t, s.others());
+                progress.printf(Locale.ROOT, "[%s] other processes took %.2f cores during the run; repeating it%n", t, o);
             }
         }
         return best;

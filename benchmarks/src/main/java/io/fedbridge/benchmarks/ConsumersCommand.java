@@ -78,10 +78,14 @@ public final class ConsumersCommand implements Callable<Integer> {
     @Option(names = "--classpath", description = "class path of the broker JVMs (default: this JVM's).")
     String classPath = System.getProperty("java.class.path");
 
+    /** Seconds of the probe alone before the consumers arrive: the latency the machine gives it anyway. */
+    private static final int QUIET_SECONDS = 5;
+
     /** What one run measured. Heap figures come from {@code jcmd GC.class_histogram} of broker A. */
     record Result(int consumers, double learnWhileArrivingMillis, double heldWhileArrivingMillis, double cpuArrivingMillis,
                   double learnNewBridgeMillis, double heldNewBridgeMillis, double cpuNewBridgeMillis, long heapBefore, long heapAfter,
-                  long localConsumersHeap, List<String> topClasses, Phase arriving, Phase churn, long probeSent, long probeReceived) {
+                  long localConsumersHeap, List<String> topLocalClasses, List<String> topClasses, Phase quiet, Phase arriving,
+                  Phase churn, long probeSent, long probeReceived) {
 
         double heapPerRemoteSubscription() {
             return (heapAfter - heapBefore) / (double) consumers;
@@ -123,7 +127,7 @@ public final class ConsumersCommand implements Callable<Integer> {
             String bridge = "static:(" + uriB + ")";
 
             // What a consumer on its own queue costs broker A alone, before any bridge: the broker's share.
-            Histogram bare = histogram(a.pid());
+            Histogram bare = settledHistogram(a.pid());
             List<StompConnection> local = new ArrayList<>();
             for (int i = 0; i < connections; i++) {
                 local.add(StompConnection.connect(uriA));
@@ -132,7 +136,9 @@ public final class ConsumersCommand implements Callable<Integer> {
                 local.get(k % connections).subscribe(SubscriptionRequest.of("/queue/local." + k), m -> { });
             }
             awaitConsumers(a, consumers, timeout, consumers + " local consumers");
-            long brokerShare = histogram(a.pid()).total() - bare.total();
+            Histogram withLocal = settledHistogram(a.pid());
+            long brokerShare = withLocal.total() - bare.total();
+            List<String> topLocal = withLocal.growthSince(bare, 25);
             local.forEach(StompConnection::close);
             awaitConsumers(a, 0, timeout, "the local consumers gone");
 
@@ -143,7 +149,11 @@ public final class ConsumersCommand implements Callable<Integer> {
             awaitConsumers(a, 1, timeout, "the probe's demand");
             probe.phase("warm-up");
             await(() -> probe.received.get() >= rate, timeout, 20, "the probe's first second of messages");
-            Histogram heapBefore = histogram(a.pid());
+            probe.phase("quiet");
+            LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(QUIET_SECONDS));
+            // Weighing collects the whole heap (jcmd), a pause of its own: kept out of the phases reported.
+            Phase quiet = probe.phase("weighing");
+            Histogram heapBefore = settledHistogram(a.pid());
 
             List<StompConnection> clients = new ArrayList<>();
             for (int i = 0; i < connections; i++) {
@@ -163,9 +173,10 @@ public final class ConsumersCommand implements Callable<Integer> {
             awaitConsumers(a, consumers + 1, timeout, consumers + " consumers' demand");
             double heldArriving = (System.nanoTime() - t0) / 1e6;
             double cpuArriving = (a.cpuNanos() - cpu0) / 1e6;
-            Phase arriving = probe.phase("churn");
-            Histogram heapAfter = histogram(a.pid());
+            Phase arriving = probe.phase("weighing");
+            Histogram heapAfter = settledHistogram(a.pid());
             List<String> top = heapAfter.growthSince(heapBefore, 25);
+            probe.phase("churn");
 
             Random random = new Random(22);
             long period = TimeUnit.SECONDS.toNanos(1) / Math.max(1, churnRate);
@@ -194,7 +205,7 @@ public final class ConsumersCommand implements Callable<Integer> {
             double heldNew = (System.nanoTime() - t1) / 1e6;
             double cpuNew = (a.cpuNanos() - cpu1) / 1e6;
             probe.stop();
-            result = new Result(consumers, learnArriving, heldArriving, cpuArriving, learnNew, heldNew, cpuNew, heapBefore.total(), heapAfter.total(), brokerShare, top, arriving, churn,
+            result = new Result(consumers, learnArriving, heldArriving, cpuArriving, learnNew, heldNew, cpuNew, heapBefore.total(), heapAfter.total(), brokerShare, topLocal, top, quiet, arriving, churn,
                     probe.sent.get(), probe.received.get());
         } finally {
             for (AutoCloseable c : open) {
@@ -228,7 +239,7 @@ public final class ConsumersCommand implements Callable<Integer> {
                 r.heapPerRemoteSubscription() - r.heapPerLocalConsumer()));
         b.append(String.format(Locale.ROOT, "| heap of A before / after | %.1f / %.1f MiB |%n", r.heapBefore() / 1048576.0,
                 r.heapAfter() / 1048576.0));
-        for (Phase p : List.of(r.arriving(), r.churn())) {
+        for (Phase p : List.of(r.quiet(), r.arriving(), r.churn())) {
             b.append(String.format(Locale.ROOT, "| probe while %s: received, latency p50 / p99 / max, longest gap | %,d, %.1f / %.1f / %.1f ms, %.0f ms |%n",
                     p.name(), p.received(), p.p50(), p.p99(), p.max(), p.longestGapMillis()));
         }
@@ -236,15 +247,18 @@ public final class ConsumersCommand implements Callable<Integer> {
                 r.probeSent(), r.probeReceived()));
         b.append("Largest heap growth on A by class with the remote subscriptions (bytes, instances):\n");
         r.topClasses().forEach(l -> b.append("  ").append(l).append('\n'));
+        b.append("\nLargest heap growth on A by class with the plain local consumers, before any bridge (bytes, instances):\n");
+        r.topLocalClasses().forEach(l -> b.append("  ").append(l).append('\n'));
         return b.append('\n').toString();
     }
 
     static Path writeReport(Result r, String summary, Path dir) throws IOException {
         Files.createDirectories(dir);
         String svg = SvgChart.bars("Consumer scale: " + r.consumers() + " consumers", "ms",
-                List.of("learn (arriving)", "learn (new bridge)", "probe p99 arriving", "probe p99 churn", "longest gap churn"),
+                List.of("learn (arriving)", "learn (new bridge)", "probe p99 quiet", "probe p99 arriving", "probe p99 churn",
+                        "longest gap churn"),
                 List.of(new SvgChart.Series("fedbridge", new double[0], new double[] {r.learnWhileArrivingMillis(),
-                        r.learnNewBridgeMillis(), r.arriving().p99(), r.churn().p99(), r.churn().longestGapMillis()})));
+                        r.learnNewBridgeMillis(), r.quiet().p99(), r.arriving().p99(), r.churn().p99(), r.churn().longestGapMillis()})));
         SvgChart.write(dir.resolve("consumers.svg"), svg);
         Path html = dir.resolve("consumers.html");
         Files.writeString(html, SvgChart.page("fedbridge consumer scale", List.<String[]>of(
@@ -299,6 +313,24 @@ public final class ConsumersCommand implements Callable<Integer> {
                     .map(e -> String.format(Locale.ROOT, "%,12d B %,9d  %s", e.getValue()[0], e.getValue()[1], e.getKey()))
                     .toList();
         }
+    }
+
+    /**
+     * A histogram once the broker's passing work has settled (a backlog of management events being published, a
+     * housekeeping pass): taken a second apart until the total no longer falls by more than 1 %, at most five times.
+     */
+    static Histogram settledHistogram(long pid) throws IOException, InterruptedException {
+        Histogram h = histogram(pid);
+        for (int i = 0; i < 4; i++) {
+            LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+            Histogram next = histogram(pid);
+            boolean settled = next.total() > h.total() * 0.99;
+            h = next.total() < h.total() ? next : h;
+            if (settled) {
+                break;
+            }
+        }
+        return h;
     }
 
     /** {@code jcmd PID GC.class_histogram}, which collects first: live objects only. */

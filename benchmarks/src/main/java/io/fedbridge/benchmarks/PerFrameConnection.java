@@ -96,8 +96,12 @@ final class PerFrameConnection implements LoadConnection {
         return f;
     }
 
+    /**
+     * A non-persistent SEND carries no {@code persistent} header, as third-party clients send it (and every broker's
+     * default): RabbitMQ's STOMP plugin would take {@code persistent:false} to mean a non-durable queue and refuse it.
+     */
     private static StringBuilder sendHeaders(String destination, boolean persistent, byte[] body) {
-        return new StringBuilder(96).append("SEND\ndestination:").append(destination).append("\npersistent:").append(persistent)
+        return new StringBuilder(96).append("SEND\ndestination:").append(destination).append(persistent ? "\npersistent:true" : "")
                 .append("\ncontent-length:").append(body.length).append('\n');
     }
 

@@ -263,7 +263,9 @@ final class ScenarioReport {
         out.println("== " + s.title() + "; " + s.primary().header() + " per run, medians of " + runs + " runs"
                 + (s.cpu() ? "; CPU time per message of the broker JVMs (together) and the client JVM" : "") + "; others = most"
                 + " CPU, in cores, other processes took during a run (noise)");
-        StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-16s", "target"));
+        // Wide enough for the longest title ("fedbridge -> RabbitMQ"), at least the 16 columns older reports had.
+        String name = "%-" + Math.max(16, targets.stream().mapToInt(t -> t.title.length() + 2).max().orElse(0)) + "s";
+        StringBuilder head = new StringBuilder(String.format(Locale.ROOT, name, "target"));
         for (int r = 1; r <= runs; r++) {
             head.append(String.format(Locale.ROOT, "%10s", "run " + r));
         }
@@ -281,7 +283,7 @@ final class ScenarioReport {
             if (l == null) {
                 continue; // skipped
             }
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-16s", t.title));
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, name, t.title));
             for (int r = 0; r < runs; r++) {
                 row.append(String.format(Locale.ROOT, "%10s", r < l.size() ? format(s.primary(), l.get(r).get(s.primary().key())) : "-"));
             }

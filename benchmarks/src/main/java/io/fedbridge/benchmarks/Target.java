@@ -19,6 +19,14 @@ enum Target {
     FEDBRIDGE_HA("fedbridge-ha", "fedbridge HA pair", HaMemberMain.class),
     /** An Artemis primary/backup pair with the replication HA policy ({@code ha} benchmark only). */
     ARTEMIS_HA("artemis-ha", "Artemis " + version("artemis-server", "") + " HA pair", ArtemisHaMain.class),
+    /** A fedbridge broker forwarding over one bridge to an Artemis server ({@code foreign} benchmark only). */
+    FEDBRIDGE_ARTEMIS("fedbridge-artemis", "fedbridge -> Artemis", FedbridgeBrokerMain.class),
+    /** Two Artemis servers, the first forwarding to the second with a core bridge ({@code foreign} benchmark only). */
+    ARTEMIS_BRIDGE("artemis-bridge", "Artemis core bridge", ArtemisBrokerMain.class),
+    /** A fedbridge broker forwarding over one bridge to a RabbitMQ node's STOMP plugin ({@code foreign} benchmark only). */
+    FEDBRIDGE_RABBITMQ("fedbridge-rabbitmq", "fedbridge -> RabbitMQ", FedbridgeBrokerMain.class),
+    /** Two RabbitMQ nodes, the first forwarding to the second with a shovel ({@code foreign} benchmark only). */
+    RABBITMQ_SHOVEL("rabbitmq-shovel", "RabbitMQ shovel", RabbitMqNodeMain.class),
     RELAY("relay", "relay ceiling", RelayMain.class);
 
     final String key;
@@ -55,12 +63,27 @@ enum Target {
         return this == FEDBRIDGE_SECURED || this == FEDBRIDGE_TLS;
     }
 
+    /** A pair with a foreign broker in it, or a foreign product's own forwarding ({@code foreign} benchmark). */
+    boolean isForeign() {
+        return this == FEDBRIDGE_ARTEMIS || this == ARTEMIS_BRIDGE || this == FEDBRIDGE_RABBITMQ || this == RABBITMQ_SHOVEL;
+    }
+
+    /** Whether the load client's consumers are on an Artemis server (which reads activemq.prefetchSize as bytes). */
+    boolean consumesFromArtemis() {
+        return this == ARTEMIS_HA || this == FEDBRIDGE_ARTEMIS || this == ARTEMIS_BRIDGE;
+    }
+
+    /** Whether RabbitMQ nodes are part of it (they need Debian's rabbitmq-server package). */
+    boolean needsRabbitMq() {
+        return this == FEDBRIDGE_RABBITMQ || this == RABBITMQ_SHOVEL;
+    }
+
     boolean isTls() {
         return this == FEDBRIDGE_TLS;
     }
 
     /** An org.apache.activemq artifact's version, from the jar's Maven metadata (the shaded jar has no manifest to ask). */
-    private static String version(String artifact, String otherwise) {
+    static String version(String artifact, String otherwise) {
         try (InputStream in = Target.class.getResourceAsStream("/META-INF/maven/org.apache.activemq/" + artifact + "/pom.properties")) {
             if (in != null) {
                 Properties p = new Properties();

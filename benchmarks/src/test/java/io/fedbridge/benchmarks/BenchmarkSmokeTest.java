@@ -43,7 +43,7 @@ class BenchmarkSmokeTest {
                 "--jvm-args=-Xms64m -Xmx256m -XX:TieredStopAtLevel=1", "--log-dir", logs.resolve(clientMode).toString());
 
         ThroughputCommand cmd = cl.getSubcommands().get("throughput").getCommand();
-        Report report = cmd.report();
+        Report report = cmd.throughputReport();
         String printed = out.toString();
         assertThat(report.failures()).as("failures, printed:%n%s", printed).isEmpty();
         assertThat(report.throughputRuns()).allSatisfy((target, runs) -> assertThat(runs).as(target)
@@ -143,6 +143,30 @@ class BenchmarkSmokeTest {
         }
         assertThat(printed).contains("| ha scenario | fedbridge HA pair | fedbridge | Artemis", "== Failover after kill -9",
                 "fedbridge HA, ZooKeeper", "fedbridge HA, manual", "RESULT complete");
+        assertThat(code).isZero();
+    }
+
+    @Test
+    void shouldForwardEveryMessageToArtemisOverABridgeAndOverArtemisOwnCoreBridgeAndPrintTheSpread() {
+        // The Artemis pairs only: the RabbitMQ pairs start three Erlang nodes (RabbitMqInteropIT runs one already).
+        CommandLine cl = new CommandLine(new BenchmarkMain());
+        StringWriter out = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+
+        int code = cl.execute("foreign", "--runs", "1", "--warmup-seconds", "0", "--retries", "0", "--stall-seconds", "20", SMALL_JVM,
+                "--log-dir", logs.resolve("foreign").toString(), "--messages", "1000", "--persistent-messages", "300", "--targets",
+                "fedbridge-artemis,artemis-bridge");
+
+        ForeignCommand cmd = cl.getSubcommands().get("foreign").getCommand();
+        String printed = out.toString();
+        assertThat(cmd.report().failures()).as("failures, printed:%n%s", printed).isEmpty();
+        for (String scenario : List.of("throughput", "persistent")) {
+            assertThat(cmd.report().samples(scenario)).as(scenario).containsOnlyKeys("fedbridge-artemis", "artemis-bridge")
+                    .allSatisfy((target, runs) -> assertThat(runs).as(scenario + " on " + target).singleElement()
+                            .satisfies(r -> assertThat(r.received()).isEqualTo(r.expected())));
+        }
+        assertThat(printed).contains("| foreign scenario | fedbridge -> Artemis | Artemis core bridge | fedbridge->Artemis / core bridge |",
+                "== Spread, throughput", "fedbridge -> Artemis / Artemis core bridge, msg/s per round:", "RESULT complete");
         assertThat(code).isZero();
     }
 

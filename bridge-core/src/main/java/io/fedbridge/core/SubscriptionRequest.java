@@ -1,6 +1,5 @@
 package io.fedbridge.core;
 
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -24,7 +23,8 @@ public record SubscriptionRequest(String destination, AckMode ackMode, String se
             throw new IllegalArgumentException("prefetch must be >= 0, but was " + prefetch);
         }
         ackMode = ackMode == null ? AckMode.AUTO : ackMode;
-        extraHeaders = extraHeaders == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(extraHeaders));
+        // compact: a bridge holds one request per network subscription, by the ten thousand
+        extraHeaders = extraHeaders == null ? Map.of() : io.fedbridge.core.internal.CompactMap.copyOf(extraHeaders);
     }
 
     public static SubscriptionRequest of(String destination) {

@@ -67,6 +67,7 @@ public final class Broker implements AutoCloseable {
     private volatile boolean running;
     private volatile BrokerJmx jmx;
     private volatile java.util.concurrent.ScheduledFuture<?> jmxRefresh;
+    private volatile java.util.concurrent.ScheduledExecutorService housekeeping;
     private final SecurityGuard guard;
     private volatile io.fedbridge.broker.management.BrokerManagement management;
     private final List<io.fedbridge.broker.management.ListenerInfo> listenerInfos = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -351,7 +352,11 @@ public final class Broker implements AutoCloseable {
     private void startJmx() {
         jmx = new BrokerJmx(this);
         jmx.refresh();
-        jmxRefresh = workers.next().scheduleAtFixedRate(() -> {
+        // Its own thread, not an I/O loop: with thousands of queues a pass takes long enough to stall every
+        // connection on that loop; with a fixed delay, a slow pass never runs back to back with the next.
+        housekeeping = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                new DefaultThreadFactory("fedbridge-" + config.name() + "-housekeeping", true));
+        jmxRefresh = housekeeping.scheduleWithFixedDelay(() -> {
             try {
                 jmx.refresh();
                 core.updateCluster(clusterUris(), false);
@@ -637,6 +642,14 @@ public final class Broker implements AutoCloseable {
         extensions.clear();
         if (jmxRefresh != null) {
             jmxRefresh.cancel(false);
+        }
+        if (housekeeping != null) {
+            housekeeping.shutdown();
+            try {
+                housekeeping.awaitTermination(2, TimeUnit.SECONDS); // a pass under way must not register beans after close
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         if (jmx != null) {
             jmx.close();

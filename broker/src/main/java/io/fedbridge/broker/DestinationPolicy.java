@@ -34,6 +34,8 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
     /** The name of the dead-letter queue. */
     public static final String DLQ = "/queue/DLQ";
 
+    private static final DestinationPolicy DEFAULTS = builder(">").build();
+
     /** A policy without {@link #maxNumBackupConsumers()} (any number of backups). */
     public DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMsgBytes, long maxBytesPerMsg, int maxNumProducers,
                              int maxNumActiveConsumers, int consumerFlowLimit, LimitBehavior limitBehavior, boolean useDMQ,
@@ -84,9 +86,9 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
         }
     }
 
-    /** The policy of destinations no configured pattern matches. */
+    /** The policy of destinations no configured pattern matches (one shared instance: a record is immutable). */
     public static DestinationPolicy defaults() {
-        return builder(">").build();
+        return DEFAULTS;
     }
 
     public static Builder builder(String pattern) {

@@ -33,8 +33,11 @@ final class QueueDestination {
     volatile DestinationPolicy policy;
     final boolean sharedQueue;
     private final BrokerCore core;
-    @SuppressWarnings("unchecked")
-    private final ArrayDeque<QueueEntry>[] pending = new ArrayDeque[PRIORITIES];
+    /**
+     * Pending messages by message priority. Null until a message arrives, and each priority's deque null until a
+     * message of that priority does: most of ten thousand queues hold nothing, most others one priority.
+     */
+    private ArrayDeque<QueueEntry>[] pending;
     private final List<ServerConsumer> consumers = new ArrayList<>();
     private final List<Runnable> pausedProducers = new ArrayList<>();
     private final MessageGroups groups = new MessageGroups();
@@ -69,7 +72,7 @@ final class QueueDestination {
      * @param sharedQueue a queue proper (one copy of a message for one of its consumers), not a topic subscriber's:
      *                    only there does a local consumer's ack mean every other copy of the message is a duplicate
      */
-    private final ScheduledDelivery schedule;
+    private ScheduledDelivery schedule;
 
     QueueDestination(BrokerCore core, String name, String storeKey, DestinationPolicy policy, boolean sharedQueue) {
         this.sharedQueue = sharedQueue;
@@ -77,10 +80,25 @@ final class QueueDestination {
         this.name = name;
         this.storeKey = storeKey;
         this.policy = policy;
-        this.schedule = new ScheduledDelivery(core.scheduler, this::dispatch);
-        for (int i = 0; i < PRIORITIES; i++) {
-            pending[i] = new ArrayDeque<>();
+    }
+
+    /** The pending messages of {@code priority}, or null if none ever came. */
+    private ArrayDeque<QueueEntry> pendingAt(int priority) {
+        return pending == null ? null : pending[priority];
+    }
+
+    /** The pending messages of {@code priority}, created on first use. */
+    @SuppressWarnings("unchecked")
+    private ArrayDeque<QueueEntry> pendingFor(int priority) {
+        if (pending == null) {
+            pending = new ArrayDeque[PRIORITIES];
         }
+        ArrayDeque<QueueEntry> d = pending[priority];
+        if (d == null) {
+            d = new ArrayDeque<>();
+            pending[priority] = d;
+        }
+        return d;
     }
 
     // ---------------------------------------------------------------- admission (policies)
@@ -133,7 +151,8 @@ final class QueueDestination {
         QueueEntry oldest = null;
         int from = -1;
         for (int p = 0; p < PRIORITIES; p++) {
-            QueueEntry head = pending[p].peekFirst();
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            QueueEntry head = d == null ? null : d.peekFirst();
             if (head != null && (oldest == null || head.message.sequence < oldest.message.sequence)) {
                 oldest = head;
                 from = p;
@@ -151,7 +170,7 @@ final class QueueDestination {
             core.release(e);
             return;
         }
-        pending[e.message.priority].addLast(e);
+        pendingFor(e.message.priority).addLast(e);
         pendingCount++;
         enqueued++;
         held++;
@@ -296,7 +315,7 @@ final class QueueDestination {
                 forget(e);
                 continue;
             }
-            pending[e.message.priority].addFirst(e);
+            pendingFor(e.message.priority).addFirst(e);
             pendingCount++;
         }
     }
@@ -338,7 +357,11 @@ final class QueueDestination {
         }
         io.fedbridge.broker.DispatchListener dispatched = core.dispatchListener; // read once per pass, not per message
         for (int p = PRIORITIES - 1; p >= 0 && pendingCount > 0; p--) {
-            Iterator<QueueEntry> it = pending[p].iterator();
+            ArrayDeque<QueueEntry> d = pending[p]; // the array exists: pendingCount > 0
+            if (d == null) {
+                continue;
+            }
+            Iterator<QueueEntry> it = d.iterator();
             while (it.hasNext()) {
                 QueueEntry e = it.next();
                 if (e.message.isExpired(now)) {
@@ -349,7 +372,7 @@ final class QueueDestination {
                     forget(e);
                     continue;
                 }
-                if (e.message.deliverAt != 0 && schedule.skip(e.message, now)) {
+                if (e.message.deliverAt != 0 && schedule().skip(e.message, now)) {
                     continue; // scheduled for later; the schedule dispatches again then
                 }
                 ServerConsumer c = pick(e, now);
@@ -399,6 +422,14 @@ final class QueueDestination {
         }
     }
 
+    /** The timer of scheduled messages, created when the first one waits. */
+    private ScheduledDelivery schedule() {
+        if (schedule == null) {
+            schedule = new ScheduledDelivery(core.scheduler, this::dispatch);
+        }
+        return schedule;
+    }
+
     /** Runs a dispatch after {@code millis} (a held message becomes free then). */
     private void scheduleDispatch(long millis) {
         core.scheduler.schedule(this::dispatch, millis, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -411,7 +442,8 @@ final class QueueDestination {
      */
     synchronized void stored(QueueEntry e, Throwable failure) {
         e.storing = null;
-        if (failure != null && pending[e.message.priority].remove(e)) {
+        ArrayDeque<QueueEntry> d = pendingAt(e.message.priority);
+        if (failure != null && d != null && d.remove(e)) {
             pendingCount--;
             core.memory.release(e.message.size);
             forget(e);
@@ -561,10 +593,11 @@ final class QueueDestination {
      */
     private void sortPendingByOrigin() {
         for (int p = 0; p < PRIORITIES; p++) {
-            if (pending[p].size() < 2) {
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            if (d == null || d.size() < 2) {
                 continue;
             }
-            List<QueueEntry> l = new ArrayList<>(pending[p]);
+            List<QueueEntry> l = new ArrayList<>(d);
             java.util.Map<String, List<Integer>> places = new java.util.HashMap<>();
             for (int i = 0; i < l.size(); i++) {
                 String id = originId(l.get(i).message);
@@ -586,8 +619,8 @@ final class QueueDestination {
                     l.set(at.get(k), mine.get(k));
                 }
             }
-            pending[p].clear();
-            pending[p].addAll(l);
+            d.clear();
+            d.addAll(l);
         }
     }
 
@@ -650,11 +683,13 @@ final class QueueDestination {
     /** Drops everything (a subscription that ended, a durable subscription removed). */
     synchronized void delete() {
         deleted = true;
-        for (ArrayDeque<QueueEntry> d : pending) {
-            for (QueueEntry e : d) {
-                core.release(e);
+        if (pending != null) {
+            for (ArrayDeque<QueueEntry> d : pending) {
+                if (d != null) {
+                    d.forEach(core::release);
+                }
             }
-            d.clear();
+            pending = null;
         }
         pendingCount = 0;
     }
@@ -672,8 +707,9 @@ final class QueueDestination {
     synchronized List<QueueEntry> takePending(int max) {
         List<QueueEntry> taken = new ArrayList<>(Math.min(max, pendingCount));
         for (int p = PRIORITIES - 1; p >= 0 && taken.size() < max; p--) {
-            while (taken.size() < max && !pending[p].isEmpty()) {
-                QueueEntry e = pending[p].pollFirst();
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            while (d != null && taken.size() < max && !d.isEmpty()) {
+                QueueEntry e = d.pollFirst();
                 pendingCount--;
                 forget(e);
                 taken.add(e);
@@ -687,7 +723,11 @@ final class QueueDestination {
     synchronized List<QueueEntry> peekPending(int max) {
         List<QueueEntry> seen = new ArrayList<>(Math.min(max, pendingCount));
         for (int p = PRIORITIES - 1; p >= 0 && seen.size() < max; p--) {
-            for (QueueEntry e : pending[p]) {
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            if (d == null) {
+                continue;
+            }
+            for (QueueEntry e : d) {
                 if (seen.size() == max) {
                     break;
                 }
@@ -705,8 +745,11 @@ final class QueueDestination {
     /** Every message the queue holds: pending, then delivered and not yet acknowledged (queue replication's catch-up). */
     synchronized List<QueueEntry> content() {
         List<QueueEntry> all = new ArrayList<>(pendingCount + inflight);
-        for (ArrayDeque<QueueEntry> d : pending) {
-            all.addAll(d);
+        for (int p = 0; p < PRIORITIES; p++) {
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            if (d != null) {
+                all.addAll(d);
+            }
         }
         for (ServerConsumer c : consumers) {
             all.addAll(c.inflightEntries());
@@ -716,7 +759,8 @@ final class QueueDestination {
 
     /** Takes {@code e} out of the pending messages (a replica's copy its source removed); false if it is not pending. */
     synchronized boolean removePending(QueueEntry e) {
-        if (!pending[e.message.priority].remove(e)) {
+        ArrayDeque<QueueEntry> d = pendingAt(e.message.priority);
+        if (d == null || !d.remove(e)) {
             return false;
         }
         pendingCount--;
@@ -729,10 +773,14 @@ final class QueueDestination {
     /** Orders the pending messages of each priority by sequence (a promoted replica's copies arrived out of order). */
     synchronized void sortPendingBySequence() {
         for (int p = 0; p < PRIORITIES; p++) {
-            List<QueueEntry> l = new ArrayList<>(pending[p]);
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            if (d == null) {
+                continue;
+            }
+            List<QueueEntry> l = new ArrayList<>(d);
             l.sort(Comparator.comparingLong(x -> x.message.sequence));
-            pending[p].clear();
-            pending[p].addAll(l);
+            d.clear();
+            d.addAll(l);
         }
     }
 

@@ -5,10 +5,12 @@ import io.fedbridge.broker.DestinationStats;
 import io.fedbridge.core.bridge.BridgeStats;
 import io.fedbridge.core.bridge.NetworkConnector;
 import java.lang.management.ManagementFactory;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -17,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Registers a broker, its queues and its bridges as MXBeans in the platform MBean server, and keeps the set
- * of queue and bridge beans in step with the broker ({@link #refresh()}, called periodically).
+ * Registers a broker, its queues (each once it has held a message) and its bridges as MXBeans in the platform MBean
+ * server, and keeps the set of queue and bridge beans in step with the broker ({@link #refresh()}, called once a second
+ * on the broker's housekeeping thread).
  */
 public final class BrokerJmx implements AutoCloseable {
 
@@ -27,6 +30,9 @@ public final class BrokerJmx implements AutoCloseable {
     private final Broker broker;
     private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     private final Map<ObjectName, Object> registered = new ConcurrentHashMap<>();
+    /** The beans of queues and of bridges, by queue or bridge name; guarded by {@link #refresh}. */
+    private final Map<String, ObjectName> queueBeans = new HashMap<>();
+    private final Map<String, ObjectName> bridgeBeans = new HashMap<>();
 
     public BrokerJmx(Broker broker) {
         this.broker = broker;
@@ -140,31 +146,47 @@ public final class BrokerJmx implements AutoCloseable {
         }
     }
 
-    /** Registers beans for new queues and bridges, unregisters those that are gone. */
-    public void refresh() {
-        Set<ObjectName> wanted = new HashSet<>();
-        wanted.add(brokerName());
+    /**
+     * Registers beans for new queues and bridges, unregisters those that are gone. Only a queue or bridge that came or
+     * went costs a bean operation: with thousands of queues, a pass that names every one of them takes seconds.
+     *
+     * <p>A queue's bean appears with its first message: a queue only subscribed to so far (ten thousand remote consumers'
+     * demand, each a network subscription on its own queue) costs no bean, which weighs about 600 bytes.
+     */
+    public synchronized void refresh() {
+        Set<String> queues = new HashSet<>();
         for (DestinationStats d : broker.queues()) {
-            ObjectName n = destinationName(d.name());
-            wanted.add(n);
-            if (!registered.containsKey(n)) {
-                register(n, destination(d.name()));
+            if (d.enqueued() > 0 || d.pending() > 0) {
+                queues.add(d.name());
             }
         }
+        Set<String> bridges = new HashSet<>();
         for (NetworkConnector nc : broker.networkConnectors()) {
             for (BridgeStats s : nc.stats()) {
-                ObjectName n = bridgeName(s.name());
-                wanted.add(n);
-                if (!registered.containsKey(n)) {
-                    register(n, bridge(() -> findBridge(s.name())));
+                bridges.add(s.name());
+            }
+        }
+        sync(queueBeans, queues, this::destinationName, this::destination);
+        sync(bridgeBeans, bridges, this::bridgeName, b -> bridge(() -> findBridge(b)));
+    }
+
+    private void sync(Map<String, ObjectName> beans, Set<String> present, Function<String, ObjectName> naming,
+                      Function<String, Object> bean) {
+        for (String p : present) {
+            if (!beans.containsKey(p)) {
+                ObjectName n = naming.apply(p);
+                if (register(n, bean.apply(p))) {
+                    beans.put(p, n);
                 }
             }
         }
-        for (ObjectName n : registered.keySet()) {
-            if (!wanted.contains(n)) {
-                unregister(n);
+        beans.entrySet().removeIf(e -> {
+            boolean gone = !present.contains(e.getKey());
+            if (gone) {
+                unregister(e.getValue());
             }
-        }
+            return gone;
+        });
     }
 
     private BridgeStats findBridge(String name) {
@@ -176,7 +198,7 @@ public final class BrokerJmx implements AutoCloseable {
         return null;
     }
 
-    private DestinationMXBean destination(String name) {
+    private Object destination(String name) {
         Supplier<DestinationStats> s = () -> {
             DestinationStats d = broker.queue(name);
             return d != null ? d : new DestinationStats(name, 0, 0, 0, 0, 0, 0, 0);
@@ -288,15 +310,17 @@ public final class BrokerJmx implements AutoCloseable {
         };
     }
 
-    private void register(ObjectName n, Object bean) {
+    private boolean register(ObjectName n, Object bean) {
         try {
             if (server.isRegistered(n)) {
                 server.unregisterMBean(n);
             }
             server.registerMBean(bean, n);
             registered.put(n, bean);
+            return true;
         } catch (JMException e) {
             LOG.warn("could not register MBean {}: {}", n, e.toString());
+            return false;
         }
     }
 
@@ -312,9 +336,11 @@ public final class BrokerJmx implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         for (ObjectName n : registered.keySet()) {
             unregister(n);
         }
+        queueBeans.clear();
+        bridgeBeans.clear();
     }
 }

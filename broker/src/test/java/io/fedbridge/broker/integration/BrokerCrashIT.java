@@ -37,6 +37,7 @@ import java.util.function.IntConsumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.fedbridge.broker.testing.ChildBroker;
 
 /**
  * Kills (SIGKILL) a broker running in a child JVM at random points while clients stream persistent sends and acks

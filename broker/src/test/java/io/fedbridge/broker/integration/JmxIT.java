@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
 import io.fedbridge.core.Message;
+import io.fedbridge.core.StompConnection;
 import io.fedbridge.core.SubscriptionRequest;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -45,5 +46,21 @@ class JmxIT extends BrokerTestSupport {
                 assertThat(server.getAttribute(a.jmx().destinationName("/queue/jmx"), "Dequeued")).isEqualTo(1L));
         a.close();
         assertThat(server.isRegistered(brokerName)).as("beans go with the broker").isFalse();
+    }
+
+    @Test
+    void shouldRegisterAQueueBeanWithItsFirstMessageNotForASubscriptionAlone() throws Exception {
+        Broker a = startBroker(BrokerConfig.builder("jmx-lazy"));
+        StompConnection c = connect(a, "tcp");
+        c.subscribeAndWait(SubscriptionRequest.of("/queue/jmx.lazy"), m -> { }, WAIT);
+        ObjectName n = a.jmx().destinationName("/queue/jmx.lazy");
+        await("no bean while the queue only has a consumer").during(Duration.ofMillis(2500)).atMost(WAIT)
+                .until(() -> !server.isRegistered(n));
+
+        c.send(Message.of("/queue/jmx.lazy", "x")).get();
+        await("the bean with the first message").atMost(WAIT).until(() -> server.isRegistered(n));
+        assertThat(server.getAttribute(n, "Enqueued")).isEqualTo(1L);
+        assertThat(Thread.getAllStackTraces().keySet()).as("housekeeping has its own thread, off the I/O loops")
+                .anyMatch(t -> t.getName().startsWith("fedbridge-jmx-lazy-housekeeping"));
     }
 }

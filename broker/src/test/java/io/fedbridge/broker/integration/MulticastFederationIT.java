@@ -37,6 +37,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.fedbridge.broker.testing.ChildBroker;
 
 /**
  * Brokers that find each other by {@code multicast://} discovery, with no list of peers, on the loopback interface

@@ -118,6 +118,23 @@ class RabbitMqInteropIT extends BrokerTestSupport {
     }
 
     @Test
+    void shouldForwardNonPersistentMessagesIntoRabbitMqsDurableQueue() throws Exception {
+        Deliveries onRabbit = new Deliveries(WAIT);
+        // The subscription declares the durable queue first; a SEND with persistent:false would redeclare it non-durable.
+        connectRabbit().subscribeAndWait(clientIndividual("/queue/" + q), onRabbit.acking(), WAIT);
+        FederationBridge fb = bridge(config(fed.vmUri(), peer()).staticallyIncludedDestination("/queue/" + q));
+
+        StompConnection producer = connect(fed, "tcp");
+        for (int i = 0; i < COUNT; i++) {
+            producer.send(Message.builder("/queue/" + q).body("t" + i).persistent(false).build()).get();
+        }
+
+        onRabbit.awaitExactlyOnce("t", COUNT);
+        assertThat(fb.state()).as("the link stayed up").isEqualTo(BridgeState.UP);
+        assertThat(fb.stats().lastError()).isNull();
+    }
+
+    @Test
     void shouldForwardTopicMessagesFromFedbridgeToEveryRabbitMqSubscriberOnce() throws Exception {
         Deliveries first = new Deliveries(WAIT);
         Deliveries second = new Deliveries(WAIT);

@@ -34,8 +34,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -70,6 +68,13 @@ import org.slf4j.LoggerFactory;
  * <p>Restoring a connection, under {@link #lock}: subscribe every subscription, then write every pending send in send
  * order, then mark the connection active; user sends written meanwhile wait for the lock, so the resends go first and
  * the broker sees each producer's sends in order.
+ *
+ * <p>Parts with names of their own, in this package: {@link SendWriter} (writing sends and settling them from
+ * receipts, on the connections' I/O threads), {@link PendingSends} (the bounded send buffer), {@link BackupPool}
+ * (ready connections for {@code backup=true}, engine-confined), {@link SendDeadlines} (the send
+ * {@code timeout} while disconnected), {@link BrokerList} and {@link LearnedBrokerFilter} (the
+ * brokers to try, and which announced ones to accept), {@link DefaultFailoverSubscription} (restoring a subscription
+ * and dropping redeliveries) and {@link DefaultFailoverTransaction}.
  */
 public final class DefaultFailoverClient implements FailoverClient {
 
@@ -127,8 +132,9 @@ public final class DefaultFailoverClient implements FailoverClient {
     private final BrokerList brokers;
     private final LearnedBrokerFilter learnedFilter;
     private final PendingSends pending;
-    private final SendWindow window = new SendWindow();
-    private final AtomicLong fences = new AtomicLong();
+    private final SendWriter writer;
+    private final BackupPool backups;
+    private final SendDeadlines deadlines;
     private final IntervalFunction backoff;
     private final CompletableFuture<Void> firstConnection = new CompletableFuture<>();
     private final ConnectionListener connectionListener = new ConnectionListener() {
@@ -164,23 +170,15 @@ public final class DefaultFailoverClient implements FailoverClient {
     private boolean everConnected;
     private CompositeUri lastFailedUri;
     private long roundId;
-    private ScheduledFuture<?> deadlineCheck;
     private ScheduledFuture<?> roundTimer;
     private ScheduledFuture<?> probeTimer;
     private int probeAttempts;
-    private final Map<CompositeUri, StompConnection> backups = new LinkedHashMap<>();
-    private final Set<CompositeUri> backupsConnecting = new HashSet<>();
-    /** Brokers a backup connection just failed to or was lost from: skipped until every candidate has been tried. */
-    private final Set<CompositeUri> backupsFailed = new HashSet<>();
-    private int backupFailures;
-    private ScheduledFuture<?> backupTimer;
     private Runnable deferredSwitch;
     private volatile Throwable lastFailure;
 
     private final AtomicLong connects = new AtomicLong();
     private final AtomicLong connectionsLost = new AtomicLong();
     private final AtomicLong sendsResent = new AtomicLong();
-    private final AtomicLong duplicateReceipts = new AtomicLong();
     private final AtomicLong redeliveriesDropped = new AtomicLong();
 
     private DefaultFailoverClient(FailoverConfig config, FailoverListener listener, Environment env) {
@@ -198,6 +196,63 @@ public final class DefaultFailoverClient implements FailoverClient {
         this.learnedFilter = new LearnedBrokerFilter(config.cluster(), name);
         this.pending = new PendingSends(config.maxCacheSize());
         this.backoff = config.reconnect().intervalFunction();
+        this.writer = new SendWriter(pending);
+        this.deadlines = new SendDeadlines(config, pending, brokers, clock, lock, new SendDeadlines.Host() {
+            @Override
+            public boolean isWaitingForConnection() {
+                return !active && state != State.FAILED && state != State.CLOSED;
+            }
+
+            @Override
+            public Throwable lastFailure() {
+                return lastFailure;
+            }
+
+            @Override
+            public void schedule(Runnable task, long delayMillis, java.util.function.Consumer<ScheduledFuture<?>> handle) {
+                DefaultFailoverClient.this.schedule(task, delayMillis, handle);
+            }
+        });
+        this.backups = new BackupPool(name, config, brokers, backoff, new BackupPool.Host() {
+            @Override
+            public boolean isTerminal() {
+                return DefaultFailoverClient.this.isTerminal();
+            }
+
+            @Override
+            public CompositeUri activeUri() {
+                synchronized (lock) {
+                    return active ? currentUri : null;
+                }
+            }
+
+            @Override
+            public CompositeUri currentUri() {
+                synchronized (lock) {
+                    return currentUri;
+                }
+            }
+
+            @Override
+            public CompletableFuture<StompConnection> connect(CompositeUri uri) {
+                return StompConnection.connectAsync(clientConfig(uri), connectionListener);
+            }
+
+            @Override
+            public void runOnEngine(Runnable task) {
+                DefaultFailoverClient.this.runOnEngine(task);
+            }
+
+            @Override
+            public void schedule(Runnable task, long delayMillis, java.util.function.Consumer<ScheduledFuture<?>> handle) {
+                DefaultFailoverClient.this.schedule(task, delayMillis, handle);
+            }
+
+            @Override
+            public void closeQuietlyAsync(StompConnection c) {
+                DefaultFailoverClient.this.closeQuietlyAsync(c);
+            }
+        });
     }
 
     /** Connects with the system's threads, clock and randomness; see {@link FailoverClient#connect(FailoverConfig)}. */
@@ -316,7 +371,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             return;
         }
         CompositeUri uri = order.get(i);
-        StompConnection backup = takeBackup(uri);
+        StompConnection backup = backups.take(uri);
         if (backup != null) {
             if (!install(uri, backup)) {
                 tryNext(order, i + 1, round);
@@ -391,7 +446,7 @@ public final class DefaultFailoverClient implements FailoverClient {
                     if (p.writes > 0) {
                         resent++;
                     }
-                    write(p, c);
+                    writer.write(p, c);
                 }
             } catch (StompException | IllegalArgumentException e) {
                 LOG.debug("{}: {} failed while being restored: {}", name, uri, e.toString());
@@ -414,8 +469,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         }
         sendsResent.addAndGet(resent);
         connects.incrementAndGet();
-        cancel(deadlineCheck);
-        deadlineCheck = null;
+        deadlines.cancel();
         boolean reconnect = everConnected;
         everConnected = true;
         failedRoundsBeforeInstall = failedRounds;
@@ -433,20 +487,13 @@ public final class DefaultFailoverClient implements FailoverClient {
         }
         probeAttempts = 0;
         schedulePriorityProbe();
-        ensureBackups();
+        backups.ensure();
         return true;
     }
 
     private void onConnectionClosed(StompConnection c, Throwable cause) {
-        for (Iterator<Map.Entry<CompositeUri, StompConnection>> it = backups.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<CompositeUri, StompConnection> e = it.next();
-            if (e.getValue() == c) {
-                it.remove();
-                backupsFailed.add(e.getKey());
-                LOG.debug("{}: backup connection to {} lost", name, uriOf(c));
-                scheduleBackups(config.reconnect().initialReconnectDelay().toMillis());
-                return;
-            }
+        if (backups.lost(c)) {
+            return;
         }
         CompositeUri uri;
         List<DefaultFailoverTransaction> open;
@@ -485,7 +532,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         emit(new FailoverEvent.ConnectionLost(uri.withoutOptions().toString(), why));
         cancel(probeTimer);
         probeTimer = null;
-        ensureDeadlineCheck();
+        deadlines.ensure();
         if (clock.millis() - restoredAt < STABLE_CONNECTION_MILLIS) {
             LOG.debug("{}: {} failed within {} ms of connecting: backing off", name, uri.withoutOptions(), STABLE_CONNECTION_MILLIS);
             failedRounds = failedRoundsBeforeInstall;
@@ -569,69 +616,11 @@ public final class DefaultFailoverClient implements FailoverClient {
     }
 
     private void releaseEngineResources() {
-        cancel(deadlineCheck);
+        deadlines.cancel();
         cancel(probeTimer);
-        cancel(backupTimer);
         cancel(roundTimer);
         roundId++;
-        backups.values().forEach(this::closeQuietlyAsync);
-        backups.clear();
-    }
-
-    // ------------------------------------------------------------------------------------------------ deadlines
-
-    private void ensureDeadlineCheck() {
-        if (config.waitsForever() || (deadlineCheck != null && !deadlineCheck.isDone())) {
-            return;
-        }
-        long earliest = -1;
-        for (PendingSend p : pending.inOrder()) {
-            long since = p.waitingSince;
-            if (since >= 0) {
-                earliest = since;
-                break;
-            }
-        }
-        if (earliest >= 0) {
-            schedule(this::checkDeadlines, earliest + config.timeout().toMillis() - clock.millis(), f -> deadlineCheck = f);
-        }
-    }
-
-    /** Fails the sends that have waited {@code timeout} without a connection, oldest first. */
-    private void checkDeadlines() {
-        deadlineCheck = null;
-        long now = clock.millis();
-        long timeout = config.timeout().toMillis();
-        List<PendingSend> expired = new ArrayList<>();
-        synchronized (lock) {
-            if (active || state == State.FAILED || state == State.CLOSED) {
-                return;
-            }
-            for (PendingSend p : pending.inOrder()) {
-                long since = p.waitingSince;
-                if (since < 0) {
-                    continue;
-                }
-                if (since + timeout > now) {
-                    break;
-                }
-                if (pending.remove(p)) {
-                    expired.add(p);
-                }
-            }
-        }
-        Throwable last = lastFailure;
-        for (PendingSend p : expired) {
-            boolean inDoubt = p.writes > 0;
-            String fate = inDoubt
-                    ? "; it was sent to " + uriOf(p.connection) + " before that connection failed and may have been accepted: "
-                            + "resending it with fedbridge-id " + p.federationId + " is safe"
-                    : "; it was never sent";
-            p.result.completeExceptionally(new FailoverTimeoutException(p + " failed: no broker of " + brokers.all()
-                    + " connected within " + config.timeout() + " (timeout)" + (last == null ? "" : "; last failure: " + describe(last))
-                    + fate, p.federationId, inDoubt, last));
-        }
-        ensureDeadlineCheck();
+        backups.closeAll();
     }
 
     // ------------------------------------------------------------------------------------------------ sending
@@ -729,7 +718,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             waiting = !active;
             if (active) {
                 try {
-                    write(p, current);
+                    writer.write(p, current);
                 } catch (ConnectionClosedException e) {
                     p.waitingSince = clock.millis();
                     waiting = true;
@@ -739,93 +728,9 @@ public final class DefaultFailoverClient implements FailoverClient {
             }
         }
         if (waiting) {
-            runOnEngine(this::ensureDeadlineCheck);
+            runOnEngine(deadlines::ensure);
         }
         return p;
-    }
-
-    /** Writes {@code p} to {@code c}; its receipt completes it. Caller holds {@link #lock}. */
-    private void write(PendingSend p, StompConnection c) {
-        StompConnection before = p.connection;
-        p.connection = c;
-        p.waitingSince = -1;
-        p.writes++;
-        CompletableFuture<StompFrame> receipt;
-        List<PendingSend> covered = null;
-        try {
-            if (SendWindow.applies(p, c)) {
-                if (window.withoutReceipt(c)) {
-                    p.receiptless = true;
-                    c.sendFrame(p.frame(), false);
-                    fence(c, window.added(p, c));
-                    return;
-                }
-                covered = window.cover(c);
-            }
-            p.receiptless = false;
-            receipt = c.sendForReceipt(p.frame());
-        } catch (ConnectionClosedException e) {
-            p.writes--;
-            p.connection = before;
-            throw e;
-        }
-        List<PendingSend> confirms = covered;
-        receipt.whenComplete((r, e) -> {
-            onReceipt(p, c, r, e);
-            if (confirms != null) {
-                onWindowReceipt(c, confirms, e);
-            }
-        });
-    }
-
-    /**
-     * A receipt that confirms {@code covered} ({@link SendWindow}) came, or an ERROR answering it (the broker routed
-     * every send before the one it refused); a failure otherwise leaves them pending, to be resent. Then fences what
-     * was written after it, if nothing else will confirm that.
-     */
-    private void onWindowReceipt(StompConnection c, List<PendingSend> covered, Throwable e) {
-        if (e == null || unwrap(e) instanceof StompErrorException) {
-            for (PendingSend q : covered) {
-                if (q.connection == c && pending.remove(q)) {
-                    q.result.complete(new SendReceipt(q.federationId, uriOf(c), false, q.writes > 1));
-                }
-            }
-        }
-        fence(c, window.receiptDone(c)); // on the I/O thread: never the client's lock here
-    }
-
-    /** Confirms {@code tail}, written to {@code c} without a receipt, by an empty transaction whose ABORT has one. */
-    private void fence(StompConnection c, List<PendingSend> tail) {
-        if (tail.isEmpty()) {
-            return;
-        }
-        String tx = "fedbridge-fence-" + fences.incrementAndGet();
-        try {
-            c.sendFrame(StompFrame.of(StompCommand.BEGIN, StompHeaders.TRANSACTION, tx), false);
-            c.sendForReceipt(StompFrame.of(StompCommand.ABORT, StompHeaders.TRANSACTION, tx))
-                    .whenComplete((r, x) -> onWindowReceipt(c, tail, x));
-        } catch (ConnectionClosedException x) {
-            fence(c, window.receiptDone(c)); // the tail stays pending and is resent on the next connection
-        }
-    }
-
-    private void onReceipt(PendingSend p, StompConnection c, StompFrame receipt, Throwable e) {
-        if (e == null) {
-            if (pending.remove(p)) {
-                boolean duplicate = "true".equals(receipt.header(FederationHeaders.DUPLICATE));
-                if (duplicate) {
-                    duplicateReceipts.incrementAndGet();
-                }
-                p.result.complete(new SendReceipt(p.federationId, uriOf(c), duplicate, p.writes > 1));
-            }
-            return;
-        }
-        Throwable cause = unwrap(e);
-        if (cause instanceof StompErrorException err && p.connection == c && pending.remove(p)) {
-            p.result.completeExceptionally(new MessageRejectedException("broker " + uriOf(c) + " rejected the " + p + ": "
-                    + (err.errorMessage() != null ? err.errorMessage() : err.getMessage()), p.federationId, err));
-        }
-        // Otherwise the connection failed: the send stays pending and is written again on the next connection.
     }
 
     // ------------------------------------------------------------------------------------------------ subscribing
@@ -1019,7 +924,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             return;
         }
         CompositeUri uri = candidates.get(i);
-        StompConnection backup = takeBackup(uri);
+        StompConnection backup = backups.take(uri);
         if (backup != null) {
             switchTo(uri, backup, "priority broker " + uri.withoutOptions() + " is back");
             return;
@@ -1069,7 +974,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             state = State.RECONNECTING;
         }
         lastFailedUri = uri;
-        ensureDeadlineCheck();
+        deadlines.ensure();
         failedRounds = 0;
         startRound();
     }
@@ -1079,7 +984,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             return;
         }
         CompositeUri uri = brokers.resolve(target);
-        StompConnection backup = takeBackup(uri);
+        StompConnection backup = backups.take(uri);
         if (backup != null) {
             switchTo(uri, backup, reason);
             return;
@@ -1130,91 +1035,13 @@ public final class DefaultFailoverClient implements FailoverClient {
             emit(new FailoverEvent.UrisUpdated(knownUris(), rebalance));
         }
         if (changed) {
-            ensureBackups();
+            backups.ensure();
         }
         if (rebalance && config.rebalanceUpdateURIs() && !announced.isEmpty()) {
             CompositeUri target = config.randomize() ? announced.get(random.nextInt(announced.size())) : announced.get(0);
             if (!BrokerList.same(target, cur)) {
                 rebalanceTo(target, "rebalance requested by " + cur.withoutOptions());
             }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------ backups
-
-    private StompConnection takeBackup(CompositeUri uri) {
-        for (Iterator<Map.Entry<CompositeUri, StompConnection>> it = backups.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<CompositeUri, StompConnection> e = it.next();
-            if (BrokerList.same(e.getKey(), uri)) {
-                it.remove();
-                if (e.getValue().isConnected()) {
-                    LOG.debug("{}: using the backup connection to {}", name, uri);
-                    return e.getValue();
-                }
-                closeQuietlyAsync(e.getValue());
-                return null;
-            }
-        }
-        return null;
-    }
-
-    private void scheduleBackups(long delayMillis) {
-        if (!config.backup() || (backupTimer != null && !backupTimer.isDone())) {
-            return;
-        }
-        schedule(() -> {
-            backupTimer = null;
-            ensureBackups();
-        }, delayMillis, f -> backupTimer = f);
-    }
-
-    private void ensureBackups() {
-        if (!config.backup() || isTerminal()) {
-            return;
-        }
-        CompositeUri cur;
-        synchronized (lock) {
-            cur = active ? currentUri : null;
-        }
-        if (cur == null) {
-            return;
-        }
-        int have = backups.size() + backupsConnecting.size();
-        for (CompositeUri uri : brokers.all()) {
-            if (have >= config.backupPoolSize()) {
-                break;
-            }
-            if (BrokerList.same(uri, cur) || backups.keySet().stream().anyMatch(b -> BrokerList.same(b, uri))
-                    || backupsConnecting.stream().anyMatch(b -> BrokerList.same(b, uri))
-                    || backupsFailed.stream().anyMatch(b -> BrokerList.same(b, uri))) {
-                continue;
-            }
-            have++;
-            backupsConnecting.add(uri);
-            StompConnection.connectAsync(clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
-                backupsConnecting.remove(uri);
-                if (e != null) {
-                    backupsFailed.add(uri);
-                    ensureBackups(); // the next candidate, if any
-                    return;
-                }
-                CompositeUri now;
-                synchronized (lock) {
-                    now = currentUri;
-                }
-                if (isTerminal() || BrokerList.same(uri, now) || backups.size() >= config.backupPoolSize()) {
-                    closeQuietlyAsync(c);
-                    return;
-                }
-                backupFailures = 0;
-                backups.put(uri, c);
-                LOG.debug("{}: backup connection to {} ready", name, uri.withoutOptions());
-            }));
-        }
-        if (have < config.backupPoolSize() && backupsConnecting.isEmpty() && !backupsFailed.isEmpty()) {
-            // Every candidate tried: try the failed ones again after a back-off.
-            backupsFailed.clear();
-            scheduleBackups(backoff.apply(++backupFailures));
         }
     }
 
@@ -1279,7 +1106,7 @@ public final class DefaultFailoverClient implements FailoverClient {
 
     @Override
     public FailoverStats stats() {
-        return new FailoverStats(connects.get(), connectionsLost.get(), sendsResent.get(), duplicateReceipts.get(),
+        return new FailoverStats(connects.get(), connectionsLost.get(), sendsResent.get(), writer.duplicateReceipts(),
                 redeliveriesDropped.get(), learnedFilter.ignored(), pending.size());
     }
 
@@ -1291,7 +1118,7 @@ public final class DefaultFailoverClient implements FailoverClient {
     /** For tests: whether a backup connection to {@code uri} is ready. */
     public boolean hasBackup(String uri) {
         CompletableFuture<Boolean> f = new CompletableFuture<>();
-        runOnEngine(() -> f.complete(backups.keySet().stream().anyMatch(b -> BrokerList.same(b, CompositeUri.parse(uri)))));
+        runOnEngine(() -> f.complete(backups.has(CompositeUri.parse(uri))));
         return f.join();
     }
 

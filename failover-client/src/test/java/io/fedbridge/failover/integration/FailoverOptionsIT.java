@@ -98,7 +98,7 @@ class FailoverOptionsIT extends FailoverTestSupport {
         Broker a = startBroker();
         Events events = new Events();
         FailoverClient client = connect(ordered(uri(a)).maxReconnectAttempts(3).timeout(WAIT)
-                .initialReconnectDelay(Duration.ofMillis(300)).maxReconnectDelay(Duration.ofMillis(300)).build(), events);
+                .initialReconnectDelay(Duration.ofSeconds(1)).maxReconnectDelay(Duration.ofSeconds(1)).build(), events);
         a.close();
         await("disconnected").atMost(WAIT).until(() -> !client.isConnected());
         CompletableFuture<SendReceipt> pending = client.sendAsync(persistent("/queue/x", "never"));

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
 import io.fedbridge.broker.DestinationStats;
+import io.fedbridge.broker.testing.ChildBroker;
 import io.fedbridge.core.Message;
 import io.fedbridge.core.ReceivedMessage;
 import io.fedbridge.core.StompConnection;

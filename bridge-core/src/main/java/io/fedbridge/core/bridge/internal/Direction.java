@@ -24,13 +24,19 @@ import org.slf4j.LoggerFactory;
  * One direction of a bridge: demand from the target's consumers becomes network subscriptions on the
  * source, and what those receive is forwarded to the target and acknowledged at the source only once the
  * target's RECEIPT says it has the message.
+ *
+ * <p>Parts with names of their own: {@link DemandPolicy} (which demand this direction takes on), {@link DemandRegistry}
+ * (which of the broker's routes carries an origin's demand), {@link ForwardFrames} (the SEND written for a MESSAGE).
+ *
+ * <p>Concurrency: advisories and receipts arrive on the target connection's I/O thread; forwards run on the source
+ * connection's I/O thread (on its dispatch thread when a filter may block); {@link #reconcile} runs on whichever thread
+ * changed the registry. The demand maps, the network subscriptions and their windows, and {@code unreceipted} are
+ * guarded by this object's lock, which is never held while waiting for the network. With batched receipts the
+ * burst state ({@code held}, {@code sinceReceipt}, {@code releaseScheduled}) is confined to the source's I/O thread.
  */
 public final class Direction implements DemandRegistry.Route {
 
     private static final Logger LOG = LoggerFactory.getLogger(Direction.class);
-    private static final Set<String> NOT_FORWARDED = Set.of(StompHeaders.SUBSCRIPTION, StompHeaders.MESSAGE_ID,
-            StompHeaders.ACK, StompHeaders.REDELIVERED, StompHeaders.REDELIVERY_COUNT, StompHeaders.CONTENT_LENGTH,
-            StompHeaders.RECEIPT, StompHeaders.DESTINATION, FederationHeaders.BROKER_PATH, FederationHeaders.HOPS);
 
     /** A remote consumer, as the target's advisory describes it. */
     record Demand(String originId, String destination, String selector, List<String> path, String rank) {
@@ -47,9 +53,10 @@ public final class Direction implements DemandRegistry.Route {
         final String rank;
         final io.fedbridge.core.bridge.RemoteConsumer consumer;
         final List<io.fedbridge.core.bridge.BridgeFilter> filters;
-        final Set<String> members = new LinkedHashSet<>();
+        // Sized for the usual one member and an empty window: ten thousand of these wait for a first message.
+        final Set<String> members = new LinkedHashSet<>(2);
         /** With batched receipts: this subscription's messages in delivery order, until acknowledged. */
-        final ArrayDeque<Forward> window = new ArrayDeque<>();
+        final ArrayDeque<Forward> window = new ArrayDeque<>(1);
         Subscription subscription;
         int inflight;
         boolean draining;
@@ -92,7 +99,8 @@ public final class Direction implements DemandRegistry.Route {
     private final String targetKey;
     private final String label;
     private final PeerNames sourceNames;
-    private final PeerNames targetNames;
+    private final ForwardFrames forwardFrames;
+    private final DemandPolicy demandPolicy;
     private final Map<String, Demand> demands = new HashMap<>();
     /**
      * Per origin, how many of the target's consumers carry its demand, by path. The target can hold two for a moment:
@@ -110,6 +118,9 @@ public final class Direction implements DemandRegistry.Route {
      * receipt settles every forward before it, and the source gets one cumulative ACK per subscription for them.
      */
     private final boolean batchedReceipts;
+    /** SUBSCRIBE header values every network subscription carries: one string each, not one per subscription. */
+    private final String prefetchValue;
+    private final String maxHopsValue;
     private final int receiptEvery;
     /** Forwards written to the target and not yet covered by a receipt, in write order. Guarded by this. */
     private final ArrayDeque<Forward> unreceipted = new ArrayDeque<>();
@@ -135,7 +146,6 @@ public final class Direction implements DemandRegistry.Route {
                      StompConnection target, String targetId, PeerNames targetNames, String label) {
         this.bridge = bridge;
         this.sourceNames = sourceNames;
-        this.targetNames = targetNames;
         this.config = config;
         this.source = source;
         this.target = target;
@@ -144,12 +154,16 @@ public final class Direction implements DemandRegistry.Route {
         this.registryKey = sourceId != null ? sourceId : "uri:" + source.config().uri();
         this.targetKey = targetId != null ? targetId : "uri:" + target.config().uri();
         this.label = config.name() + " (" + label + ")";
+        this.forwardFrames = new ForwardFrames(this.label, sourceId != null ? sourceId : registryKey, targetKey, sourceNames, targetNames);
+        this.demandPolicy = new DemandPolicy(config, registryKey);
         StompHeaders connected = target.connectedHeaders();
         boolean ordered = connected != null && "true".equals(connected.get(FederationHeaders.ORDERED_RECEIPTS));
         // Not from RabbitMQ: with two network subscriptions on one connection (static and demand), its cumulative
         // ack:client is not confined to one subscription, and messages went missing in RabbitMqInteropIT.
         this.batchedReceipts = ordered && !config.filtersMayBlock() && sourceNames.dialect() != io.fedbridge.core.bridge.Dialect.RABBITMQ;
         this.receiptEvery = Math.max(1, Math.min(128, config.prefetchSize() / 2));
+        this.prefetchValue = Integer.toString(config.prefetchSize());
+        this.maxHopsValue = Integer.toString(config.messageTTL());
     }
 
     public void start() {
@@ -222,7 +236,7 @@ public final class Direction implements DemandRegistry.Route {
             return;
         }
         String destination = m.header(FederationHeaders.ADVISORY_DESTINATION);
-        if (destination == null || !isWanted(destination, path)) {
+        if (destination == null || !demandPolicy.isWanted(destination, path)) {
             return;
         }
         Demand d = new Demand(origin, destination, m.header(FederationHeaders.ADVISORY_SELECTOR), path,
@@ -235,7 +249,7 @@ public final class Direction implements DemandRegistry.Route {
         }
         boolean moved;
         synchronized (this) {
-            advertised.computeIfAbsent(origin, k -> new HashMap<>()).merge(path, 1, Integer::sum);
+            advertised.computeIfAbsent(origin, k -> new HashMap<>(2)).merge(path, 1, Integer::sum);
             Demand known = demands.get(origin);
             if (known != null && known.path().size() < path.size()) {
                 return; // a shorter route to the same consumer is advertised already
@@ -307,33 +321,6 @@ public final class Direction implements DemandRegistry.Route {
         }
     }
 
-    /** Loop, TTL and include/exclude checks on a remote consumer's demand. */
-    private boolean isWanted(String destination, List<String> path) {
-        if (path.contains(registryKey)) {
-            return false; // the demand already passed the source: forwarding there would loop
-        }
-        if (path.size() > config.consumerTTL()) {
-            return false;
-        }
-        if (destination.startsWith("/topic/fedbridge.advisory.")) {
-            return false;
-        }
-        for (String ex : config.excludedDestinations()) {
-            if (Wildcards.matches(ex, destination)) {
-                return false;
-            }
-        }
-        if (config.dynamicallyIncludedDestinations().isEmpty()) {
-            return true;
-        }
-        for (String in : config.dynamicallyIncludedDestinations()) {
-            if (Wildcards.matches(in, destination)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     @Override
     public synchronized void reconcile(String originId) {
         if (!stopped && DemandRegistry.GLOBAL.isBest(registryKey, originId, this)) {
@@ -346,7 +333,7 @@ public final class Direction implements DemandRegistry.Route {
     /** Subscribes for {@code originId}'s demand, joining a conduit subscription for it if there is one (under this lock). */
     private void activate(String originId) {
         Demand d = demands.get(originId);
-        if (d == null || subByOrigin.containsKey(originId) || coveredByStatic(d)) {
+        if (d == null || subByOrigin.containsKey(originId) || demandPolicy.coveredByStatic(d.destination(), d.selector())) {
             return;
         }
         // A ranked consumer (limited active consumers: docs/cluster.md) keeps a subscription of its own, with its rank.
@@ -366,22 +353,6 @@ public final class Direction implements DemandRegistry.Route {
         if (fresh) {
             subscribe(ns);
         }
-    }
-
-    /**
-     * A topic that a static subscription forwards already: a second network subscription would forward each message
-     * twice, and a foreign source gives the copies different ids (Artemis' multicast queues do), so nothing drops one.
-     */
-    private boolean coveredByStatic(Demand d) {
-        if (!d.destination().startsWith("/topic/") || d.selector() != null) {
-            return false;
-        }
-        for (String s : config.staticallyIncludedDestinations()) {
-            if (Wildcards.matches(s, d.destination())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Leaves {@code originId}'s subscription; the last member out unsubscribes once nothing is in flight (under this lock). */
@@ -409,7 +380,7 @@ public final class Direction implements DemandRegistry.Route {
                 .header(FederationHeaders.NETWORK_CONSUMER, "true")
                 .header(FederationHeaders.ORIGIN_CONSUMER, ns.origin)
                 .header(FederationHeaders.CONSUMER_PATH, String.join(",", ns.path))
-                .header(FederationHeaders.MAX_HOPS, Integer.toString(config.messageTTL()));
+                .header(FederationHeaders.MAX_HOPS, maxHopsValue);
         if (targetId != null) {
             r.header(FederationHeaders.EXCLUDE_BROKER, targetId);
         }
@@ -417,10 +388,10 @@ public final class Direction implements DemandRegistry.Route {
             r.header(FederationHeaders.CONSUMER_RANK, ns.rank);
         }
         // ActiveMQ's and RabbitMQ's names too, so foreign brokers honour the window and priority.
-        r.header("activemq.prefetchSize", Integer.toString(config.prefetchSize()));
-        r.header("prefetch-count", Integer.toString(config.prefetchSize()));
+        r.header("activemq.prefetchSize", prefetchValue);
+        r.header("prefetch-count", prefetchValue);
         if (config.decreaseNetworkConsumerPriority()) {
-            String priority = Integer.toString(-Math.max(1, ns.path.size()));
+            String priority = ns.path.size() <= 1 ? "-1" : Integer.toString(-ns.path.size());
             r.header(StompHeaders.CONSUMER_PRIORITY, priority);
             r.header("activemq.priority", priority);
         }
@@ -469,7 +440,7 @@ public final class Direction implements DemandRegistry.Route {
         boolean replay;
         boolean dropped = false;
         try {
-            Outgoing out = forwardFrame(ns, m);
+            ForwardFrames.Outgoing out = forwardFrames.of(m, ns.destination);
             frame = out.frame();
             replay = out.replay();
             for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
@@ -768,61 +739,5 @@ public final class Direction implements DemandRegistry.Route {
                 reconcile(o); // still this route's, and the bridge still running?
             }
         }, wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    }
-
-    /** A peer's replay count; one that is not a number counts as none (and is said once per message). */
-    private int replays(String value) {
-        if (value == null) {
-            return 0;
-        }
-        try {
-            return Math.max(0, Integer.parseInt(value.trim()));
-        } catch (NumberFormatException e) {
-            LOG.warn("{}: header {} is not a number: '{}'; counting it as 0", label, FederationHeaders.REPLAYS, value);
-            return 0;
-        }
-    }
-
-    /** A forward's SEND, and whether it takes the message back toward a broker it came from. */
-    private record Outgoing(StompFrame frame, boolean replay) {
-    }
-
-    /** The SEND that carries {@code m} on: one pass over its headers (this runs for every forwarded message). */
-    private Outgoing forwardFrame(NetworkSub ns, ReceivedMessage m) {
-        StompHeaders in = m.frame().headers();
-        StompHeaders h = new StompHeaders(in.size() + 6);
-        h.add(StompHeaders.DESTINATION, sourceNames.fedbridgeName(m.destination(), ns.destination));
-        String oldPath = null;
-        String federationId = null;
-        for (int i = 0; i < in.size(); i++) {
-            String n = in.name(i);
-            if (n.equals(FederationHeaders.BROKER_PATH)) {
-                oldPath = oldPath == null ? in.value(i) : oldPath; // the first occurrence wins, as in StompHeaders.get
-            } else if (!NOT_FORWARDED.contains(n)) {
-                if (federationId == null && n.equals(FederationHeaders.FEDERATION_ID)) {
-                    federationId = in.value(i);
-                }
-                h.add(n, in.value(i));
-            }
-        }
-        String hop = sourceId != null ? sourceId : registryKey;
-        List<String> before = oldPath == null || oldPath.isEmpty() ? List.of() : FederationHeaders.parsePath(oldPath);
-        h.add(FederationHeaders.BROKER_PATH, before.isEmpty() ? hop : oldPath + "," + hop);
-        h.add(FederationHeaders.HOPS, Integer.toString(before.size() + 1));
-        if (federationId == null) {
-            federationId = hop + ":" + sourceNames.stableMessageId(m);
-            h.add(FederationHeaders.FEDERATION_ID, federationId);
-        }
-        boolean replay = before.contains(targetKey);
-        if (replay) {
-            // Going back toward a broker it came from: a replay (the source allowed it: no consumer here).
-            h.set(FederationHeaders.REPLAYS, Integer.toString(replays(in.get(FederationHeaders.REPLAYS)) + 1));
-        }
-        String replyTo = h.get(StompHeaders.REPLY_TO);
-        if (replyTo != null) {
-            h.set(StompHeaders.REPLY_TO, sourceNames.fedbridgeReplyTo(replyTo));
-        }
-        targetNames.prepareSend(h);
-        return new Outgoing(new StompFrame(StompCommand.SEND, h, m.body()), replay);
     }
 }

@@ -93,6 +93,12 @@ public final class PeerNames {
                 h.set("destination-type", routingType(name));
             }
         }
+        if (dialect == Dialect.RABBITMQ && "false".equals(h.get(StompHeaders.PERSISTENT))) {
+            // RabbitMQ's STOMP plugin declares a /queue/ destination with durable = the SEND's persistent header, so
+            // persistent:false to an existing durable queue fails (RESOURCE_LOCKED) and closes the link. Without the
+            // header the message is transient all the same.
+            h.remove(StompHeaders.PERSISTENT);
+        }
     }
 
     private static String routingType(String name) {

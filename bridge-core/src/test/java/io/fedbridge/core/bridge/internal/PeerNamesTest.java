@@ -60,6 +60,21 @@ class PeerNamesTest {
     }
 
     @Test
+    void shouldLeaveOutPersistentFalseForRabbitMqWhichWouldDeclareItsDurableQueueNonDurable() {
+        PeerNames rabbit = connectedTo("RabbitMQ/3.10.8");
+        StompHeaders transientSend = StompHeaders.of("destination", "/queue/orders", "persistent", "false");
+        rabbit.prepareSend(transientSend);
+        assertThat(transientSend.get("persistent")).isNull();
+        StompHeaders persistentSend = StompHeaders.of("destination", "/queue/orders", "persistent", "true");
+        rabbit.prepareSend(persistentSend);
+        assertThat(persistentSend.get("persistent")).isEqualTo("true");
+
+        StompHeaders toArtemis = StompHeaders.of("destination", "/queue/orders", "persistent", "false");
+        connectedTo("ActiveMQ-Artemis/2.44.0").prepareSend(toArtemis);
+        assertThat(toArtemis.get("persistent")).isEqualTo("false");
+    }
+
+    @Test
     void shouldRenameWithTheDestinationMapBeforeTheDialect() {
         PeerNames rabbit = connectedTo("RabbitMQ/3.10.8", "destinationMap", "/queue/orders=/amq/queue/orders;/topic/fx.>=/exchange/fx/>");
         assertThat(rabbit.peerName("/queue/orders")).isEqualTo("/amq/queue/orders");

@@ -32,6 +32,9 @@ public final class QueueRates {
         samples.keySet().retainAll(queues.keySet());
         for (DestinationStats q : queues.values()) {
             Sample last = samples.get(q.name());
+            if (last == null && q.enqueued() == 0 && q.dequeued() == 0) {
+                continue; // no traffic yet, a rate of zero: no sample for each of ten thousand idle queues
+            }
             if (last == null) {
                 samples.put(q.name(), new Sample(q.enqueued(), q.dequeued(), nanos, 0, 0));
                 continue;

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.fedbridge.broker.testing.ChildBroker;
 
 /**
  * A chain of three brokers in child JVMs, A → B → C (networkTTL=2), a producer on A and a consumer on C. The middle

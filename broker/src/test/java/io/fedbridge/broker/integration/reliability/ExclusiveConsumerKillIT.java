@@ -8,6 +8,7 @@ import io.fedbridge.broker.BrokerConfig;
 import io.fedbridge.broker.DestinationStats;
 import io.fedbridge.broker.cluster.DestinationDefinition;
 import io.fedbridge.broker.management.ManagementDestinations;
+import io.fedbridge.broker.testing.ChildBroker;
 import io.fedbridge.core.AckMode;
 import io.fedbridge.core.ClientConfig;
 import io.fedbridge.core.Message;
