@@ -23,13 +23,15 @@ package io.fedbridge.core;
  * <tr><td>{@value #CONSUMER_PATH}</td><td>SUBSCRIBE / advisory</td><td>comma-separated ids of the brokers the demand passed, origin first</td></tr>
  * <tr><td>{@value #EXCLUDE_BROKER}</td><td>SUBSCRIBE</td><td>never dispatch messages whose broker path contains this id</td></tr>
  * <tr><td>{@value #MAX_HOPS}</td><td>SUBSCRIBE</td><td>never dispatch messages that already crossed this many bridges</td></tr>
+ * <tr><td>{@value #CONSUMER_RANK}</td><td>SUBSCRIBE / advisory</td><td>federation-wide rank of the consumer the demand comes
+ *     from, on destinations whose active consumers are limited; the lowest ranks are the active ones</td></tr>
  * </table>
  *
  * <p>Consumer advisories: a SUBSCRIBE to {@value #CONSUMER_ADVISORY_TOPIC} first receives one
  * {@code consumer-added} event per existing consumer, then an event for every consumer added or removed.
  * Events are MESSAGE frames whose headers are {@value #ADVISORY} ({@code consumer-added} or
  * {@code consumer-removed}), {@value #ORIGIN_CONSUMER}, {@value #ADVISORY_DESTINATION},
- * {@value #ADVISORY_SELECTOR} (if any), {@value #CONSUMER_PATH} and {@value #NETWORK_CONSUMER}.
+ * {@value #ADVISORY_SELECTOR} (if any), {@value #CONSUMER_PATH}, {@value #NETWORK_CONSUMER} and {@value #CONSUMER_RANK} (if any).
  */
 public final class FederationHeaders {
 
@@ -53,6 +55,12 @@ public final class FederationHeaders {
     public static final String CONSUMER_PATH = "fedbridge-consumer-path";
     public static final String EXCLUDE_BROKER = "fedbridge-exclude-broker";
     public static final String MAX_HOPS = "fedbridge-max-hops";
+    /**
+     * SUBSCRIBE / advisory: the consumer's federation-wide rank, {@code TIME/ORIGIN-CONSUMER-ID} (TIME: 13 decimal digits,
+     * epoch ms), on a destination whose active consumers are limited. Ranks compare as strings; a bridge carries a
+     * consumer with a rank on a network subscription of its own (no conduit), so every broker sees every rank.
+     */
+    public static final String CONSUMER_RANK = "fedbridge-consumer-rank";
     /** SUBSCRIBE: a network subscription may take back messages that came from its peer, after they waited this long (ms) with no local consumer. */
     public static final String REPLAY_DELAY = "fedbridge-replay-delay";
     /** SUBSCRIBE: with replay, "true" = only when no local consumer's selector matches the message. */

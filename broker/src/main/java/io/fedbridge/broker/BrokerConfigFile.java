@@ -214,6 +214,7 @@ public final class BrokerConfigFile {
             new PolicyKey("maxBytesPerMsg", (v, b) -> b.maxBytesPerMsg(v.size(Long.MAX_VALUE))),
             new PolicyKey("maxNumProducers", (v, b) -> b.maxNumProducers(v.integer())),
             new PolicyKey("maxNumActiveConsumers", (v, b) -> b.maxNumActiveConsumers(v.integer())),
+            new PolicyKey("maxNumBackupConsumers", (v, b) -> b.maxNumBackupConsumers(v.integer())),
             new PolicyKey("consumerFlowLimit", (v, b) -> b.consumerFlowLimit(v.integer())),
             new PolicyKey("limitBehavior", (v, b) -> b.limitBehavior(v.enumValue(LimitBehavior.class))),
             new PolicyKey("useDMQ", (v, b) -> b.useDMQ(v.bool())),

@@ -12,7 +12,10 @@ package io.fedbridge.broker;
  * <tr><td>maxTotalMsgBytes</td><td>-1</td><td>per broker: bytes of those messages</td></tr>
  * <tr><td>maxBytesPerMsg</td><td>-1</td><td>per broker: body size of one message</td></tr>
  * <tr><td>maxNumProducers</td><td>-1</td><td>per broker: connections that send to the destination</td></tr>
- * <tr><td>maxNumActiveConsumers</td><td>-1</td><td>federation: consumers beyond it wait as standbys</td></tr>
+ * <tr><td>maxNumActiveConsumers</td><td>-1</td><td>federation: on a queue, the consumers of lowest federation-wide rank
+ * (the earliest) are active, the others wait as backups (docs/cluster.md)</td></tr>
+ * <tr><td>maxNumBackupConsumers</td><td>-1</td><td>federation: with maxNumActiveConsumers, consumers beyond both limits are
+ * refused (ERROR naming the limits); -1 = any number of backups</td></tr>
  * <tr><td>consumerFlowLimit</td><td>1000</td><td>federation: cap on each subscription's prefetch</td></tr>
  * <tr><td>limitBehavior</td><td>REJECT_NEWEST</td><td>per broker</td></tr>
  * <tr><td>useDMQ</td><td>true</td><td>per broker: dead-letter to {@code /queue/DLQ}</td></tr>
@@ -24,14 +27,22 @@ package io.fedbridge.broker;
  * </table>
  */
 public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMsgBytes, long maxBytesPerMsg,
-                                int maxNumProducers, int maxNumActiveConsumers, int consumerFlowLimit,
-                                LimitBehavior limitBehavior, boolean useDMQ, int maxRedeliveries,
+                                int maxNumProducers, int maxNumActiveConsumers, int maxNumBackupConsumers,
+                                int consumerFlowLimit, LimitBehavior limitBehavior, boolean useDMQ, int maxRedeliveries,
                                 boolean localDeliveryPreferred, boolean isLocalOnly, String replicateFrom) {
 
     /** The name of the dead-letter queue. */
     public static final String DLQ = "/queue/DLQ";
 
     private static final DestinationPolicy DEFAULTS = builder(">").build();
+
+    /** A policy without {@link #maxNumBackupConsumers()} (any number of backups). */
+    public DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMsgBytes, long maxBytesPerMsg, int maxNumProducers,
+                             int maxNumActiveConsumers, int consumerFlowLimit, LimitBehavior limitBehavior, boolean useDMQ,
+                             int maxRedeliveries, boolean localDeliveryPreferred, boolean isLocalOnly, String replicateFrom) {
+        this(pattern, maxNumMsgs, maxTotalMsgBytes, maxBytesPerMsg, maxNumProducers, maxNumActiveConsumers, -1,
+                consumerFlowLimit, limitBehavior, useDMQ, maxRedeliveries, localDeliveryPreferred, isLocalOnly, replicateFrom);
+    }
 
     /** A policy without {@link #replicateFrom()}. */
     public DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMsgBytes, long maxBytesPerMsg, int maxNumProducers,
@@ -51,6 +62,7 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
         atLeastMinusOne("maxBytesPerMsg", maxBytesPerMsg, 1);
         atLeastMinusOne("maxNumProducers", maxNumProducers, 1);
         atLeastMinusOne("maxNumActiveConsumers", maxNumActiveConsumers, 1);
+        atLeastMinusOne("maxNumBackupConsumers", maxNumBackupConsumers, 0);
         atLeastMinusOne("consumerFlowLimit", consumerFlowLimit, 1);
         atLeastMinusOne("maxRedeliveries", maxRedeliveries, 0);
         if (limitBehavior == null) {
@@ -88,7 +100,8 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
                 .maxBytesPerMsg(maxBytesPerMsg).maxNumProducers(maxNumProducers)
                 .maxNumActiveConsumers(maxNumActiveConsumers).consumerFlowLimit(consumerFlowLimit)
                 .limitBehavior(limitBehavior).useDMQ(useDMQ).maxRedeliveries(maxRedeliveries)
-                .localDeliveryPreferred(localDeliveryPreferred).isLocalOnly(isLocalOnly).replicateFrom(replicateFrom);
+                .localDeliveryPreferred(localDeliveryPreferred).isLocalOnly(isLocalOnly).replicateFrom(replicateFrom)
+                .maxNumBackupConsumers(maxNumBackupConsumers);
     }
 
     public static final class Builder {
@@ -98,6 +111,7 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
         private long maxBytesPerMsg = -1;
         private int maxNumProducers = -1;
         private int maxNumActiveConsumers = -1;
+        private int maxNumBackupConsumers = -1;
         private int consumerFlowLimit = 1000;
         private LimitBehavior limitBehavior = LimitBehavior.REJECT_NEWEST;
         private boolean useDMQ = true;
@@ -140,6 +154,12 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
             return this;
         }
 
+        /** Backups allowed beside the active consumers, federation-wide; -1 (default) = any number. */
+        public Builder maxNumBackupConsumers(int v) {
+            maxNumBackupConsumers = v;
+            return this;
+        }
+
         public Builder consumerFlowLimit(int v) {
             consumerFlowLimit = v;
             return this;
@@ -178,7 +198,7 @@ public record DestinationPolicy(String pattern, long maxNumMsgs, long maxTotalMs
 
         public DestinationPolicy build() {
             return new DestinationPolicy(pattern, maxNumMsgs, maxTotalMsgBytes, maxBytesPerMsg, maxNumProducers,
-                    maxNumActiveConsumers, consumerFlowLimit, limitBehavior, useDMQ, maxRedeliveries,
+                    maxNumActiveConsumers, maxNumBackupConsumers, consumerFlowLimit, limitBehavior, useDMQ, maxRedeliveries,
                     localDeliveryPreferred, isLocalOnly, replicateFrom);
         }
     }

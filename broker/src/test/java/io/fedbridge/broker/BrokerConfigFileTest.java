@@ -238,7 +238,7 @@ class BrokerConfigFileTest {
                 "ha.brokers", "ha.replicate", "ha.zookeeper", "ha.backupTimeout", "ha.zookeeperSessionTimeout", "autoDeleteIdle",
                 "tempDestinationReconnectGrace", "masterBroker");
         assertThat(BrokerConfigFile.policyKeys()).containsExactly("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
-                "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
+                "maxNumProducers", "maxNumActiveConsumers", "maxNumBackupConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ",
                 "maxRedeliveries", "localDeliveryPreferred", "isLocalOnly", "replicateFrom");
     }
 
@@ -591,6 +591,7 @@ class BrokerConfigFileTest {
                 [destination /queue/orders]
                 maxNumMsgs = 10
                 maxNumActiveConsumers = 1
+                maxNumBackupConsumers = 2
                 [policy /queue/orders]
                 maxNumMsgs = 20
                 """);
@@ -602,7 +603,10 @@ class BrokerConfigFileTest {
             assertThat(p.pattern()).isEqualTo("/queue/orders");
             assertThat(p.maxNumMsgs()).isEqualTo(10);
             assertThat(p.maxNumActiveConsumers()).isEqualTo(1);
+            assertThat(p.maxNumBackupConsumers()).isEqualTo(2);
         });
+        assertThatThrownBy(() -> parse("name = A\n[destination /queue/orders]\nmaxNumBackupConsumers = -2\n"))
+                .hasMessageContaining("maxNumBackupConsumers must be -1 (unlimited) or >= 0, but was -2");
         assertThat(c.policies()).singleElement().extracting(DestinationPolicy::maxNumMsgs).isEqualTo(20L);
         assertThatThrownBy(() -> parse("name = A\n[destination /queue/orders.>]\n"))
                 .hasMessageContaining("broker.conf:2: invalid section [destination /queue/orders.>]: destinations: destination must be "

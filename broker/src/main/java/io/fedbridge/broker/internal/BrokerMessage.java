@@ -25,6 +25,10 @@ final class BrokerMessage {
     final String brokerPath;
     /** The federation id ({@code fedbridge-id}), or null. */
     final String federationId;
+    /** Its message group ({@value MessageGroups#GROUP_ID}), or null. */
+    final String groupId;
+    /** {@value MessageGroups#GROUP_SEQ} is -1: the last message of its group. */
+    final boolean closesGroup;
     /** The fingerprint of {@link #federationId}, taken on first use (racy but idempotent: any thread gets the same). */
     private BoundedIdSet.Fingerprint fingerprint;
 
@@ -41,6 +45,8 @@ final class BrokerMessage {
         String persistentValue = null;
         String path = null;
         String fedId = null;
+        String group = null;
+        String groupSeq = null;
         int s = body.length + 64;
         for (int i = headers.size() - 1; i >= 0; i--) {
             String name = headers.name(i);
@@ -53,6 +59,8 @@ final class BrokerMessage {
                 case StompHeaders.PERSISTENT -> persistentValue = value;
                 case io.fedbridge.core.FederationHeaders.BROKER_PATH -> path = value;
                 case io.fedbridge.core.FederationHeaders.FEDERATION_ID -> fedId = value;
+                case MessageGroups.GROUP_ID -> group = value;
+                case MessageGroups.GROUP_SEQ -> groupSeq = value;
                 default -> {
                 }
             }
@@ -63,6 +71,8 @@ final class BrokerMessage {
         this.persistent = "true".equals(persistentValue);
         this.brokerPath = path;
         this.federationId = fedId;
+        this.groupId = group == null || group.isEmpty() ? null : group;
+        this.closesGroup = groupSeq != null && groupSeq.trim().equals("-1");
         this.size = s;
     }
 

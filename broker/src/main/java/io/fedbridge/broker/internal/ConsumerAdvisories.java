@@ -37,6 +37,9 @@ final class ConsumerAdvisories {
         }
         info.add(FederationHeaders.CONSUMER_PATH, path);
         info.add(FederationHeaders.NETWORK_CONSUMER, Boolean.toString(network));
+        if (c.rank != null && (network || ConsumerRanks.isRanked(c.queue))) {
+            info.add(FederationHeaders.CONSUMER_RANK, c.rank);
+        }
         consumers.put(c, info);
         publish(FederationHeaders.CONSUMER_ADDED, info);
     }

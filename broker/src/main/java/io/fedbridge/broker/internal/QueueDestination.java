@@ -21,6 +21,11 @@ import java.util.concurrent.CompletableFuture;
 final class QueueDestination {
 
     private static final int PRIORITIES = 10;
+    /**
+     * How long a broker waits, when its own consumer takes over a ranked queue from a remote one, before delivering: the
+     * time for messages still on their way from the old active consumer's broker to arrive (docs/cluster.md).
+     */
+    static final long HANDOVER_HOLD_MILLIS = 1_000;
     final String name;
     /** Key under which persistent messages are stored, or null if nothing here is ever stored. */
     final String storeKey;
@@ -35,6 +40,15 @@ final class QueueDestination {
     private ArrayDeque<QueueEntry>[] pending;
     private final List<ServerConsumer> consumers = new ArrayList<>();
     private final List<Runnable> pausedProducers = new ArrayList<>();
+    private final MessageGroups groups = new MessageGroups();
+    /** The consumers that may receive ({@link #active()}), for {@link #activeFor}'s policy; recomputed on every change. */
+    private List<ServerConsumer> active = List.of();
+    private DestinationPolicy activeFor;
+    /** The latest TIME of a consumer's rank this queue saw (ConsumerRanks). */
+    private long latestRankTime;
+    /** A handover: nothing is delivered before this time (epoch ms); then the pending messages are put in origin order. */
+    private long holdUntil;
+    private boolean sortAfterHold;
     private int pendingCount;
     private int roundRobin;
     private long enqueued;
@@ -200,8 +214,10 @@ final class QueueDestination {
         if (!sharedQueue) {
             core.slowConsumers.watch(c);
         }
+        latestRankTime = Math.max(latestRankTime, ConsumerRanks.time(c.rank));
         // Stable sort: higher priority first, equal priorities keep subscription order.
         consumers.sort(Comparator.comparingInt((ServerConsumer x) -> x.priority).reversed());
+        consumersChanged();
         dispatch();
         scheduleReplayCheck();
     }
@@ -210,6 +226,8 @@ final class QueueDestination {
     synchronized void removeConsumer(ServerConsumer c) {
         consumers.remove(c);
         core.slowConsumers.unwatch(c);
+        groups.removed(c);
+        consumersChanged();
         List<QueueEntry> unacked = c.drainInflight();
         inflight -= unacked.size();
         if (c.network && c.peer != null && sharedQueue && !unacked.isEmpty() && !core.config.inDoubtHold().isZero()) {
@@ -228,6 +246,7 @@ final class QueueDestination {
         }
         requeue(unacked);
         dispatch();
+        scheduleReplayCheck(); // what waited for the consumer that left may go back where it came from
         if (consumers.isEmpty() && name.startsWith("/temp-queue/") && storeKey != null) {
             core.tempQueueIdle(this);
         }
@@ -326,6 +345,16 @@ final class QueueDestination {
             return;
         }
         long now = core.clock.millis();
+        if (holdUntil != 0) {
+            if (now < holdUntil) {
+                return; // a handover: the dispatch scheduled for its end comes
+            }
+            holdUntil = 0;
+            if (sortAfterHold) {
+                sortAfterHold = false;
+                sortPendingByOrigin();
+            }
+        }
         io.fedbridge.broker.DispatchListener dispatched = core.dispatchListener; // read once per pass, not per message
         for (int p = PRIORITIES - 1; p >= 0 && pendingCount > 0; p--) {
             ArrayDeque<QueueEntry> d = pending[p]; // the array exists: pendingCount > 0
@@ -422,9 +451,13 @@ final class QueueDestination {
         dispatch();
     }
 
-    /** Round-robin among the highest-priority active consumers that have room and whose selector matches. */
+    /**
+     * Round-robin among the highest-priority active consumers that have room and whose selector matches (on a ranked
+     * queue the active ones regardless of priority); a message of an open group goes to its group's consumer only.
+     */
     private ServerConsumer pick(QueueEntry e, long now) {
-        int n = activeCount();
+        List<ServerConsumer> act = active();
+        int n = act.size();
         ServerConsumer best = null;
         int bestIndex = -1;
         pickSawRoom = false;
@@ -434,30 +467,174 @@ final class QueueDestination {
         if (e.inDoubtWith != null && now >= e.inDoubtUntil) {
             e.inDoubtWith = null;
         }
+        String group = sharedQueue ? e.message.groupId : null;
+        if (group != null && e.inDoubtWith == null) {
+            ServerConsumer owner = groups.owner(group);
+            if (owner != null && act.contains(owner)) {
+                if (owner.hasCapacity() && mayForward(owner) && owner.accepts(e.message)) {
+                    groups.took(group, owner, e.message);
+                    return owner;
+                }
+                for (ServerConsumer c : act) {
+                    pickSawRoom |= c.hasCapacity(); // others may take other messages; this group's wait for its owner
+                }
+                return null;
+            }
+        }
+        boolean byPriority = !ConsumerRanks.isRanked(this);
         for (int i = 0; i < n; i++) {
             int idx = (roundRobin + i) % n;
-            ServerConsumer c = consumers.get(idx);
-            if (best != null && c.priority <= best.priority) {
+            ServerConsumer c = act.get(idx);
+            if (best != null && (!byPriority || c.priority <= best.priority)) {
                 continue;
             }
             if (e.inDoubtWith != null && !(c.network && e.inDoubtWith.equals(c.peer))) {
                 pickSawRoom |= c.hasCapacity();
                 continue; // in doubt: only its peer may have it for now
             }
-            if (c.network && (policy.isLocalOnly() || policy.localDeliveryPreferred() && hasLocalConsumer())) {
+            if (!mayForward(c)) {
                 continue;
             }
             boolean room = c.hasCapacity();
             pickSawRoom |= room;
-            if (room && (c.accepts(e.message) || c.network && c.acceptsAsReplay(e, this, now))) {
+            if (room && (c.accepts(e.message) || c.network && (byPriority ? c.acceptsAsReplay(e, this, now)
+                    : c.acceptsAsRankedReplay(e.message)))) {
                 best = c;
                 bestIndex = idx;
             }
         }
         if (best != null) {
             roundRobin = bestIndex + 1;
+            if (group != null) {
+                groups.took(group, best, e.message);
+            }
         }
         return best;
+    }
+
+    /** False for a network consumer the policy keeps messages from (local only, or local delivery preferred). */
+    private boolean mayForward(ServerConsumer c) {
+        return !(c.network && (policy.isLocalOnly() || policy.localDeliveryPreferred() && hasLocalConsumer()));
+    }
+
+    /**
+     * The consumers that may receive, in round-robin order: the first maxNumActiveConsumers of the priority order, or,
+     * on a ranked queue, of the federation-wide rank order (ConsumerRanks), so that every broker has the same ones.
+     */
+    private List<ServerConsumer> active() {
+        if (activeFor != policy) {
+            active = computeActive();
+            activeFor = policy;
+        }
+        return active;
+    }
+
+    private List<ServerConsumer> computeActive() {
+        int max = policy.maxNumActiveConsumers();
+        if (!ConsumerRanks.isRanked(this)) {
+            return max == -1 || max >= consumers.size() ? consumers : List.copyOf(consumers.subList(0, max));
+        }
+        List<ServerConsumer> ranked = new ArrayList<>(consumers);
+        ranked.sort(ConsumerRanks.ORDER);
+        return List.copyOf(ranked.subList(0, Math.min(max, ranked.size())));
+    }
+
+    /**
+     * The consumers changed. On a ranked queue where one of ours takes over from a remote consumer, hold delivery for
+     * {@link #HANDOVER_HOLD_MILLIS}: messages the old consumer's broker still passes on arrive meanwhile, and are put back
+     * in their origin's order before the new consumer gets any.
+     */
+    private void consumersChanged() {
+        List<ServerConsumer> before = activeFor == policy ? active : null;
+        activeFor = null;
+        List<ServerConsumer> after = active();
+        if (before == null || !ConsumerRanks.isRanked(this)) {
+            return;
+        }
+        boolean remoteLeft = false;
+        for (ServerConsumer c : before) {
+            remoteLeft |= c.network && !after.contains(c);
+        }
+        boolean localCame = false;
+        for (ServerConsumer c : after) {
+            localCame |= !c.network && !before.contains(c);
+        }
+        if (remoteLeft && localCame) {
+            holdUntil = core.clock.millis() + HANDOVER_HOLD_MILLIS;
+            sortAfterHold = true;
+            scheduleDispatch(HANDOVER_HOLD_MILLIS + 1);
+        }
+    }
+
+    /** Consumers a ranked queue counts against maxNumBackupConsumers: local ones and ranked network ones, by origin. */
+    synchronized int rankedConsumerCount() {
+        java.util.Set<String> origins = new java.util.HashSet<>();
+        for (ServerConsumer c : consumers) {
+            if (!c.network || c.rank != null) {
+                origins.add(c.originId);
+            }
+        }
+        return origins.size();
+    }
+
+    synchronized long latestRankTime() {
+        return latestRankTime;
+    }
+
+    BrokerCore core() {
+        return core;
+    }
+
+    /**
+     * Puts the pending messages of each origin in their origin's order, each in the places that origin's messages take
+     * now (others keep theirs): after a handover, messages passed on by the old consumer's broker may have arrived after
+     * newer ones sent here directly. An origin is the federation id without its trailing digits, which count up (a
+     * message sent here has the id a bridge gives it: this broker's id and its message id).
+     */
+    private void sortPendingByOrigin() {
+        for (int p = 0; p < PRIORITIES; p++) {
+            ArrayDeque<QueueEntry> d = pendingAt(p);
+            if (d == null || d.size() < 2) {
+                continue;
+            }
+            List<QueueEntry> l = new ArrayList<>(d);
+            java.util.Map<String, List<Integer>> places = new java.util.HashMap<>();
+            for (int i = 0; i < l.size(); i++) {
+                String id = originId(l.get(i).message);
+                int digits = id == null ? 0 : trailingDigits(id);
+                if (digits > 0 && digits < 19) {
+                    places.computeIfAbsent(id.substring(0, id.length() - digits), k -> new ArrayList<>()).add(i);
+                }
+            }
+            for (List<Integer> at : places.values()) {
+                List<QueueEntry> mine = new ArrayList<>(at.size());
+                for (int i : at) {
+                    mine.add(l.get(i));
+                }
+                mine.sort(Comparator.comparingLong(x -> {
+                    String id = originId(x.message);
+                    return Long.parseLong(id.substring(id.length() - trailingDigits(id)));
+                }));
+                for (int k = 0; k < at.size(); k++) {
+                    l.set(at.get(k), mine.get(k));
+                }
+            }
+            d.clear();
+            d.addAll(l);
+        }
+    }
+
+    /** The federation id, or for a message sent here the one a bridge gives it when it forwards it (Direction). */
+    private String originId(BrokerMessage m) {
+        return m.federationId != null ? m.federationId : core.brokerId + ":" + m.messageId;
+    }
+
+    private static int trailingDigits(String s) {
+        int i = s.length();
+        while (i > 0 && s.charAt(i - 1) >= '0' && s.charAt(i - 1) <= '9') {
+            i--;
+        }
+        return s.length() - i;
     }
 
     /** True if a non-network consumer is attached (that would accept {@code m}, if selectorAware). */
@@ -487,12 +664,6 @@ final class QueueDestination {
             }
         }
         return false;
-    }
-
-    /** Consumers beyond maxNumActiveConsumers wait as standbys, in subscription order. */
-    private int activeCount() {
-        int max = policy.maxNumActiveConsumers();
-        return max == -1 ? consumers.size() : Math.min(max, consumers.size());
     }
 
     /**
@@ -625,6 +796,6 @@ final class QueueDestination {
 
     synchronized DestinationStats snapshot() {
         return new DestinationStats(name, pendingCount, inflight, consumers.size(), enqueued, dequeued, expired, deadLettered,
-                heldBytes);
+                heldBytes, groups.size(), groups.assignments());
     }
 }

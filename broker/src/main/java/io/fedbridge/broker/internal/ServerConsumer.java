@@ -35,6 +35,13 @@ final class ServerConsumer {
     /** For a network consumer: take back messages that came from its peer after they waited this long with no local consumer; -1 = never. */
     long replayDelayMillis = -1;
     boolean replaySelectorAware;
+    /**
+     * The federation-wide rank on a queue whose active consumers are limited ({@link ConsumerRanks}): a local consumer's
+     * is given when it attaches, a network consumer's comes from its SUBSCRIBE. Null: unranked (ranks last).
+     */
+    String rank;
+    /** The federation-wide id of the consumer (a network consumer's: the remote consumer's), as advisories name it. */
+    String originId;
     private final LinkedHashMap<Long, QueueEntry> inflight = new LinkedHashMap<>();
     private long nextTag;
     /** Deliveries plus acknowledgements (and nacks) so far: whether it moves, for the slow consumer policy. */
@@ -80,6 +87,14 @@ final class ServerConsumer {
             return false;
         }
         return !q.hasLocalConsumerFor(e.message, replaySelectorAware);
+    }
+
+    /**
+     * On a ranked queue ({@link ConsumerRanks}) a network consumer that is active stands for the one active consumer:
+     * no local consumer competes, so a message that came from its peer goes back there at once, if the bridge replays.
+     */
+    boolean acceptsAsRankedReplay(BrokerMessage m) {
+        return replayDelayMillis >= 0 && filter != null && (filter.selector() == null || filter.selector().matches(m.headers::get));
     }
 
     void deliver(QueueEntry e) {

@@ -860,18 +860,23 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             c.replayDelayMillis = delay < 0 ? -1 : delay;
             c.replaySelectorAware = "true".equals(f.header(FederationHeaders.REPLAY_SELECTOR_AWARE));
         }
+        String origin = network ? f.header(FederationHeaders.ORIGIN_CONSUMER) : null;
+        c.originId = origin != null ? origin : core.brokerId + "/" + sessionId + "/" + id;
+        String ranked = ConsumerRanks.admit(c, network ? f.header(FederationHeaders.CONSUMER_RANK) : null);
+        if (ranked != null) {
+            error("SUBSCRIBE to " + dest + " refused: " + ranked, null, receipt);
+            return;
+        }
         consumers.put(id, c);
         consumersByNumber.put(number, c);
         // Receipt first, so a client waiting for it sees the subscription confirmed before any message.
         receipt(f);
         c.queue.addConsumer(c);
         if (network) {
-            String origin = f.header(FederationHeaders.ORIGIN_CONSUMER);
             String path = f.header(FederationHeaders.CONSUMER_PATH);
-            core.advisories.added(c, origin != null ? origin : core.brokerId + "/" + sessionId + "/" + id,
-                    (path == null || path.isEmpty() ? "" : path + ",") + core.brokerId, true);
+            core.advisories.added(c, c.originId, (path == null || path.isEmpty() ? "" : path + ",") + core.brokerId, true);
         } else {
-            core.advisories.added(c, core.brokerId + "/" + sessionId + "/" + id, core.brokerId, false);
+            core.advisories.added(c, c.originId, core.brokerId, false);
         }
     }
 

@@ -243,6 +243,16 @@ public final class BrokerJmx implements AutoCloseable {
             public long getDeadLettered() {
                 return s.get().deadLettered();
             }
+
+            @Override
+            public int getGroups() {
+                return s.get().groups();
+            }
+
+            @Override
+            public long getGroupAssignments() {
+                return s.get().groupAssignments();
+            }
         };
     }
 

@@ -17,4 +17,10 @@ public interface DestinationMXBean {
     long getExpired();
 
     long getDeadLettered();
+
+    /** Message groups open now ({@code JMSXGroupID}), each owned by one consumer. */
+    int getGroups();
+
+    /** Times a group was given to a consumer: a new group, or one that moved because its consumer left. */
+    long getGroupAssignments();
 }

@@ -134,7 +134,7 @@ public final class BrokerManagement implements AutoCloseable {
     private QueueInfo queueInfo(DestinationStats s, long now) {
         double[] r = rates.of(s.name());
         return new QueueInfo(s.name(), s.name().startsWith("/temp-queue/"), s.pending(), s.inflight(), s.consumers(), s.enqueued(),
-                s.dequeued(), s.expired(), s.deadLettered(), r[0], r[1], now);
+                s.dequeued(), s.expired(), s.deadLettered(), r[0], r[1], now, s.groups(), s.groupAssignments());
     }
 
     public List<TopicInfo> topics() {

@@ -77,6 +77,28 @@ abstract class BrokerTestSupport {
         await("network subscription on " + destination).atMost(Duration.ofSeconds(15)).until(() -> seen.get() > 0);
     }
 
+    /**
+     * Starts three brokers linked in a full mesh over TCP by duplex bridges (the first to the other two, the second to
+     * the third), each configured by {@code config}, and waits until every bridge is up.
+     *
+     * @param linkOptions the network connectors' options, e.g. {@code duplex=true&networkTTL=2}
+     */
+    protected Broker[] startMesh(String prefix, java.util.function.UnaryOperator<BrokerConfig.Builder> config, String linkOptions) {
+        Broker[] b = new Broker[3];
+        for (int i = 0; i < 3; i++) {
+            b[i] = startBroker(config.apply(BrokerConfig.builder(prefix + "ABC".charAt(i)).ioThreads(1)));
+        }
+        b[0].addNetworkConnector("static:(" + uri(b[1], "tcp") + "," + uri(b[2], "tcp") + ")?" + linkOptions);
+        b[1].addNetworkConnector("static:(" + uri(b[2], "tcp") + ")?" + linkOptions);
+        for (int i = 0; i < 2; i++) {
+            Broker x = b[i];
+            int bridges = 2 - i;
+            await(x.name() + " has its " + bridges + " bridge(s) up").atMost(Duration.ofSeconds(30)).until(() -> x.bridges()
+                    .stream().filter(s -> s.state() == io.fedbridge.core.bridge.BridgeState.UP).count() == bridges);
+        }
+        return b;
+    }
+
     @AfterEach
     void closeResources() throws Exception {
         for (AutoCloseable c : resources) {

@@ -39,7 +39,7 @@ public final class Direction implements DemandRegistry.Route {
     private static final Logger LOG = LoggerFactory.getLogger(Direction.class);
 
     /** A remote consumer, as the target's advisory describes it. */
-    record Demand(String originId, String destination, String selector, List<String> path) {
+    record Demand(String originId, String destination, String selector, List<String> path, String rank) {
     }
 
     /** One network subscription on the source, carrying the demand of one or more identical remote consumers. */
@@ -49,6 +49,8 @@ public final class Direction implements DemandRegistry.Route {
         final String selector;
         final List<String> path;
         final String origin;
+        /** The remote consumer's federation-wide rank (a subscription of its own), or null. */
+        final String rank;
         final io.fedbridge.core.bridge.RemoteConsumer consumer;
         final List<io.fedbridge.core.bridge.BridgeFilter> filters;
         // Sized for the usual one member and an empty window: ten thousand of these wait for a first message.
@@ -60,8 +62,9 @@ public final class Direction implements DemandRegistry.Route {
         boolean draining;
         boolean unsubscribed;
 
-        NetworkSub(String key, String destination, String selector, List<String> path, String origin) {
+        NetworkSub(String key, String destination, String selector, List<String> path, String origin, String rank) {
             this.key = key;
+            this.rank = rank;
             this.destination = destination;
             this.selector = selector;
             this.path = path;
@@ -168,7 +171,7 @@ public final class Direction implements DemandRegistry.Route {
             synchronized (this) {
                 String origin = "static:" + d;
                 // The demand "comes from" the target: no bridge may carry it back there.
-                NetworkSub ns = new NetworkSub("static\u0000" + d, d, null, List.of(targetKey), origin);
+                NetworkSub ns = new NetworkSub("static\u0000" + d, d, null, List.of(targetKey), origin, null);
                 ns.members.add(origin);
                 subs.put(ns.key, ns);
                 subscribe(ns);
@@ -236,7 +239,8 @@ public final class Direction implements DemandRegistry.Route {
         if (destination == null || !demandPolicy.isWanted(destination, path)) {
             return;
         }
-        Demand d = new Demand(origin, destination, m.header(FederationHeaders.ADVISORY_SELECTOR), path);
+        Demand d = new Demand(origin, destination, m.header(FederationHeaders.ADVISORY_SELECTOR), path,
+                m.header(FederationHeaders.CONSUMER_RANK));
         io.fedbridge.core.bridge.RemoteConsumer rc = new io.fedbridge.core.bridge.RemoteConsumer(origin, destination, d.selector(), path);
         for (io.fedbridge.core.bridge.BridgeFilter f : config.filtersFor(destination)) {
             if (!f.admitsDemand(rc)) {
@@ -303,7 +307,7 @@ public final class Direction implements DemandRegistry.Route {
                     return;
                 }
                 List<String> shortest = byPath.keySet().stream().min(java.util.Comparator.comparingInt(List::size)).orElseThrow();
-                next = new Demand(origin, known.destination(), known.selector(), shortest);
+                next = new Demand(origin, known.destination(), known.selector(), shortest, known.rank());
                 demands.put(origin, next);
             } else {
                 demands.remove(origin);
@@ -332,15 +336,16 @@ public final class Direction implements DemandRegistry.Route {
         if (d == null || subByOrigin.containsKey(originId) || demandPolicy.coveredByStatic(d.destination(), d.selector())) {
             return;
         }
+        // A ranked consumer (limited active consumers: docs/cluster.md) keeps a subscription of its own, with its rank.
         String key = d.destination() + "\u0000" + d.selector() + "\u0000"
-                + (config.conduitSubscriptions() ? String.join(",", d.path()) : originId);
+                + (config.conduitSubscriptions() && d.rank() == null ? String.join(",", d.path()) : originId);
         NetworkSub ns = subs.get(key);
         if (ns != null && (ns.draining || ns.unsubscribed)) {
             ns = null; // a new subscription replaces one that is going away
         }
         boolean fresh = ns == null;
         if (fresh) {
-            ns = new NetworkSub(key, d.destination(), d.selector(), d.path(), originId);
+            ns = new NetworkSub(key, d.destination(), d.selector(), d.path(), originId, d.rank());
             subs.put(key, ns);
         }
         ns.members.add(originId);
@@ -378,6 +383,9 @@ public final class Direction implements DemandRegistry.Route {
                 .header(FederationHeaders.MAX_HOPS, maxHopsValue);
         if (targetId != null) {
             r.header(FederationHeaders.EXCLUDE_BROKER, targetId);
+        }
+        if (ns.rank != null) {
+            r.header(FederationHeaders.CONSUMER_RANK, ns.rank);
         }
         // ActiveMQ's and RabbitMQ's names too, so foreign brokers honour the window and priority.
         r.header("activemq.prefetchSize", prefetchValue);

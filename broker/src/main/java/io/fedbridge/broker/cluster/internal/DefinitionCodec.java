@@ -65,6 +65,7 @@ public final class DefinitionCodec {
         m.put("maxBytesPerMsg", p.maxBytesPerMsg());
         m.put("maxNumProducers", p.maxNumProducers());
         m.put("maxNumActiveConsumers", p.maxNumActiveConsumers());
+        m.put("maxNumBackupConsumers", p.maxNumBackupConsumers());
         m.put("consumerFlowLimit", p.consumerFlowLimit());
         m.put("limitBehavior", p.limitBehavior().name());
         m.put("useDMQ", p.useDMQ());
@@ -87,7 +88,7 @@ public final class DefinitionCodec {
 
     /** The policy keys, as in a {@code [policy]} section and on the wire. */
     public static final java.util.List<String> POLICY_KEYS = java.util.List.of("maxNumMsgs", "maxTotalMsgBytes", "maxBytesPerMsg",
-            "maxNumProducers", "maxNumActiveConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ", "maxRedeliveries",
+            "maxNumProducers", "maxNumActiveConsumers", "maxNumBackupConsumers", "consumerFlowLimit", "limitBehavior", "useDMQ", "maxRedeliveries",
             "localDeliveryPreferred", "isLocalOnly");
 
     /**
@@ -114,6 +115,7 @@ public final class DefinitionCodec {
                     case "maxBytesPerMsg" -> b.maxBytesPerMsg(Long.parseLong(v));
                     case "maxNumProducers" -> b.maxNumProducers(Integer.parseInt(v));
                     case "maxNumActiveConsumers" -> b.maxNumActiveConsumers(Integer.parseInt(v));
+                    case "maxNumBackupConsumers" -> b.maxNumBackupConsumers(Integer.parseInt(v));
                     case "consumerFlowLimit" -> b.consumerFlowLimit(Integer.parseInt(v));
                     case "limitBehavior" -> b.limitBehavior(LimitBehavior.valueOf(v));
                     case "useDMQ" -> b.useDMQ(Boolean.parseBoolean(v));

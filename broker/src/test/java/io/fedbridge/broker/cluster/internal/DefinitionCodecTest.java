@@ -18,7 +18,7 @@ class DefinitionCodecTest {
 
     private static final DefinitionVersion V = new DefinitionVersion(3, "broker-b");
     private static final DestinationPolicy POLICY = DestinationPolicy.builder("/queue/orders").maxNumMsgs(10).maxTotalMsgBytes(4096)
-            .maxBytesPerMsg(512).maxNumProducers(2).maxNumActiveConsumers(1).consumerFlowLimit(5)
+            .maxBytesPerMsg(512).maxNumProducers(2).maxNumActiveConsumers(1).maxNumBackupConsumers(3).consumerFlowLimit(5)
             .limitBehavior(LimitBehavior.REMOVE_OLDEST).useDMQ(false).maxRedeliveries(0).localDeliveryPreferred(true)
             .isLocalOnly(true).build();
 
