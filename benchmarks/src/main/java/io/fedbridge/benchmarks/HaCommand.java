@@ -322,7 +322,7 @@ public final class HaCommand extends ComparisonCommand {
     }
 
     /** A port the OS had free: a group's members must know each other's URIs before they bind. */
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
             return s.getLocalPort();

@@ -20,7 +20,8 @@ import java.util.concurrent.locks.LockSupport;
  *       {@link HaMember#promote} without force, tried again every millisecond while the member still follows the
  *       primary (its replication link has not noticed the death yet), then waits until it serves clients; answers
  *       {@code PROMOTED refusedMillis=T}, the time the promotion was refused for;</li>
- *   <li>{@code promote force}: the same with force (how the benchmark makes the first primary of a new group).</li>
+ *   <li>{@code promote force}: the same with force (how the benchmark makes the first primary of a new group);</li>
+ *   <li>{@code sample}: {@code SAMPLE heap=BYTES fds=N threads=N disk=BYTES} ({@link ProcessSample}; the soak's).</li>
  * </ul>
  * Runs until its stdin closes.
  */
@@ -61,6 +62,7 @@ public final class HaMemberMain {
         String b = brokers;
         String zk = zookeeper;
         Duration s = session;
+        Path dataDirectory = data;
         BrokerConfig config = BrokerConfig.builder(name).listen("tcp://127.0.0.1:" + port).dataDirectory(data)
                 .ha(h -> h.group(g).brokers(b).zookeeper(zk).zookeeperSessionTimeout(s)).build();
         HaMember member = HaMember.start(config);
@@ -70,6 +72,7 @@ public final class HaMemberMain {
             case "status" -> "STATUS role=" + member.role().label() + " state=" + member.state().label() + " epoch=" + member.epoch();
             case "promote" -> promote(member, false);
             case "promote force" -> promote(member, true);
+            case "sample" -> ProcessSample.take(dataDirectory).line();
             default -> "ERROR unknown command '" + command + "'";
         });
         member.close();

@@ -37,6 +37,10 @@ import java.util.concurrent.locks.LockSupport;
  * messages for a few seconds, so its prefetch and then its broker's queue fill up). Every broker's heap, file
  * descriptors, threads and journal bytes are sampled throughout.
  *
+ * <p>With {@link Settings#ha()}, the last position of the mesh is an HA group of two members coordinated by ZooKeeper
+ * ({@link SoakHaGroup}): its links and clients name both members, and killing that position kills its current primary,
+ * which restarts as a backup once the other member is promoted.
+ *
  * <p>At the end the faults stop, every broker runs, the producers stop and the soak waits until every receipted
  * message has arrived (or the drain time passes). Lost = receipted and never delivered; duplicated = deliveries
  * beyond the first of a message. Reordered (reported, not a failure) counts deliveries behind a later message of
@@ -68,9 +72,10 @@ final class Soak {
      * @param faultEvery  mean time between faults
      * @param sampleEvery time between two samples of every broker
      * @param drain       how long to wait after the faults for every receipted message to arrive
+     * @param ha          whether the last position is an HA group of two members ({@link SoakHaGroup})
      */
     record Settings(Duration length, long seed, int brokers, int rate, Duration faultEvery, Duration sampleEvery,
-                    Duration drain, Path workDir, List<String> jvmArgs, String classPath, PrintStream progress) {
+                    Duration drain, boolean ha, Path workDir, List<String> jvmArgs, String classPath, PrintStream progress) {
         Settings {
             if (brokers < 3) {
                 throw new IllegalArgumentException("brokers must be at least 3, but was " + brokers);
@@ -85,12 +90,30 @@ final class Soak {
     record Event(long at, String kind, String detail) {
     }
 
-    /** One broker's sample, {@code at} ms after the start. */
+    /**
+     * One broker's sample, {@code at} ms after the start. {@code broker} indexes {@link #seriesNames}: with an HA group,
+     * its members are the last position's index and one more.
+     */
     record Sample(long at, int broker, ProcessSample sample) {
     }
 
+    /** The name of each sampled process: {@code B0}, {@code B1}, …, and for an HA group {@code B4a} and {@code B4b}. */
+    static List<String> seriesNames(Settings s) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < s.brokers(); i++) {
+            names.add("B" + i);
+        }
+        if (s.ha()) {
+            String group = names.remove(s.brokers() - 1);
+            names.add(group + "a");
+            names.add(group + "b");
+        }
+        return names;
+    }
+
     record Result(Settings settings, long sent, long receipted, long delivered, long lost, long duplicated, long reordered,
-                  long sendFailures, int kills, int cuts, int stalls, int fills, long runMillis, long drainMillis,
+                  long sendFailures, int kills, int cuts, int stalls, int fills, int haKills, int haPromotions,
+                  long runMillis, long drainMillis,
                   List<Event> events, List<Sample> samples, long[] deliveredPerSecond) {
 
         boolean passed() {
@@ -101,6 +124,11 @@ final class Soak {
         String line() {
             return "soak: receipted=" + receipted + " delivered=" + delivered + " lost=" + lost + " duplicated=" + duplicated
                     + " kills=" + kills + " cuts=" + cuts;
+        }
+
+        /** With an HA group, the line printed just before {@link #line()}: kills of its primary among the kills. */
+        String haLine() {
+            return "soak-ha: ha-kills=" + haKills + " ha-promotions=" + haPromotions;
         }
     }
 
@@ -124,6 +152,7 @@ final class Soak {
     private int cuts;
     private int stalls;
     private int fills;
+    private int haKills;
 
     Soak(Settings settings) {
         this.settings = settings;
@@ -212,11 +241,12 @@ final class Soak {
         int seconds = deliveredBySecond.keySet().stream().mapToInt(Integer::intValue).max().orElse(-1) + 1;
         long[] perSecond = new long[seconds];
         deliveredBySecond.forEach((s, n) -> perSecond[s] = n.sum());
+        int haPromotions = nodes.stream().filter(n -> n.group != null).mapToInt(n -> n.group.promotions()).sum();
         return new Result(settings, sent, receipted, delivered, lost, duplicated, reordered, failures, kills, cuts, stalls,
-                fills, runMillis, drainMillis, List.copyOf(events), List.copyOf(samples), perSecond);
+                fills, haKills, haPromotions, runMillis, drainMillis, List.copyOf(events), List.copyOf(samples), perSecond);
     }
 
-    private static void parkUntil(long deadline) {
+    static void parkUntil(long deadline) {
         long left;
         while ((left = deadline - System.nanoTime()) > 0) {
             LockSupport.parkNanos(left);
@@ -234,6 +264,13 @@ final class Soak {
         if (roll < 35) {
             Node n = nodes.get(random.nextInt(nodes.size()));
             long down = 200 + random.nextInt(2_800);
+            if (n.group != null) {
+                if (n.group.killPrimary(down)) {
+                    kills++;
+                    haKills++;
+                }
+                return;
+            }
             kills++;
             event("kill", n.name + " (kill -9, restart after " + down + " ms)");
             n.kill();
@@ -262,6 +299,10 @@ final class Soak {
 
     private void sampleAll() {
         for (Node n : nodes) {
+            if (n.group != null) {
+                n.group.sample((member, s) -> samples.add(new Sample(now(), member == 0 ? n.index : settings.brokers(), s)));
+                continue;
+            }
             ChildJvm jvm = n.jvm;
             if (jvm == null) {
                 continue;
@@ -277,12 +318,13 @@ final class Soak {
 
     // ------------------------------------------------------------------ brokers
 
-    /** One broker: its name, port and data directory stay across kills. */
+    /** One broker: its name, port and data directory stay across kills. Or, with {@code group}, an HA group. */
     private final class Node {
         final int index;
         final String name;
         final Path data;
         final List<String> connectors = new ArrayList<>();
+        SoakHaGroup group;
         int port;
         int run;
         volatile ChildJvm jvm;
@@ -293,63 +335,88 @@ final class Soak {
             this.data = settings.workDir().resolve(name);
         }
 
+        /** Its client URI; for an HA group, both members' (a failover URI then lists them side by side). */
         String uri() {
-            return "tcp://127.0.0.1:" + port;
+            return group != null ? String.join(",", group.uris()) : "tcp://127.0.0.1:" + port;
         }
 
         synchronized void ensureRunning() {
+            if (group != null) {
+                group.ensureRunning();
+                return;
+            }
             if (jvm != null) {
                 return;
             }
-            BenchmarkException last = null;
-            for (int attempt = 0; attempt < 30; attempt++) {
-                List<String> args = new ArrayList<>(List.of("--name", name, "--data", data.toString(), "--port",
-                        Integer.toString(port)));
-                connectors.forEach(c -> {
-                    args.add("--network-connector");
-                    args.add(c);
-                });
-                ChildJvm c;
-                try {
-                    c = ChildJvm.start(name + "-" + ++run, settings.jvmArgs(), settings.classPath(),
-                            FedbridgeBrokerMain.class, args, settings.workDir().resolve("logs"));
-                } catch (IOException e) {
-                    throw new BenchmarkException("cannot start broker " + name, e);
-                }
-                try {
-                    String ready = c.awaitLine("READY ", Duration.ofSeconds(90));
-                    port = java.net.URI.create(ready.split("\\s+")[0]).getPort();
-                    jvm = c;
-                    return;
-                } catch (BenchmarkException e) {
-                    c.close(); // the port may still be held by the killed run: try again
-                    last = e;
-                    parkUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200));
-                }
-            }
-            throw last;
+            List<String> args = new ArrayList<>(List.of("--name", name, "--data", data.toString(), "--port",
+                    Integer.toString(port)));
+            connectors.forEach(c -> {
+                args.add("--network-connector");
+                args.add(c);
+            });
+            Started s = startRetrying(settings, "broker " + name, () -> name + "-" + ++run, FedbridgeBrokerMain.class, args);
+            port = java.net.URI.create(s.ready().split("\\s+")[0]).getPort();
+            jvm = s.jvm();
         }
 
         synchronized void kill() {
             ChildJvm c = jvm;
             jvm = null;
-            ProcessHandle.of(c.pid()).ifPresent(h -> {
-                h.destroyForcibly();
-                try {
-                    h.onExit().get(30, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    throw new BenchmarkException(name + " (pid " + c.pid() + ") survived kill -9", e);
-                }
-            });
-            c.close();
+            killNine(name, c);
         }
 
         synchronized void stop() {
+            if (group != null) {
+                group.stop();
+            }
             if (jvm != null) {
                 jvm.close();
                 jvm = null;
             }
         }
+    }
+
+    /** A child JVM and what followed its {@code READY}. */
+    record Started(ChildJvm jvm, String ready) {
+    }
+
+    /**
+     * Starts a child JVM of the soak ({@code runName} names each attempt's log) and waits for its {@code READY}; starts
+     * it again, up to 30 times, while it dies before that: the port may still be held by the killed run.
+     */
+    static Started startRetrying(Settings settings, String what, java.util.function.Supplier<String> runName, Class<?> main,
+                                 List<String> args) {
+        BenchmarkException last = null;
+        for (int attempt = 0; attempt < 30; attempt++) {
+            ChildJvm c;
+            try {
+                c = ChildJvm.start(runName.get(), settings.jvmArgs(), settings.classPath(), main, args,
+                        settings.workDir().resolve("logs"));
+            } catch (IOException e) {
+                throw new BenchmarkException("cannot start " + what, e);
+            }
+            try {
+                return new Started(c, c.awaitLine("READY ", Duration.ofSeconds(90)));
+            } catch (BenchmarkException e) {
+                c.close();
+                last = e;
+                parkUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200));
+            }
+        }
+        throw last;
+    }
+
+    /** SIGKILL, then waits for the process to be gone. */
+    static void killNine(String name, ChildJvm c) {
+        ProcessHandle.of(c.pid()).ifPresent(h -> {
+            h.destroyForcibly();
+            try {
+                h.onExit().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new BenchmarkException(name + " (pid " + c.pid() + ") survived kill -9", e);
+            }
+        });
+        c.close();
     }
 
     /**
@@ -361,10 +428,28 @@ final class Soak {
         for (int i = 0; i < settings.brokers(); i++) {
             nodes.add(new Node(i));
         }
+        Node last = nodes.get(settings.brokers() - 1);
+        if (settings.ha()) {
+            last.group = new SoakHaGroup(last.name, settings, this::event);
+        }
         List<List<LinkProxy>> into = new ArrayList<>();
         nodes.forEach(n -> into.add(new ArrayList<>()));
         for (int i = 0; i < settings.brokers(); i++) {
             for (int j = i + 1; j < settings.brokers(); j++) {
+                if (nodes.get(j).group != null) {
+                    // A bridge to the group names both members (one proxy each); the backup refuses it, the primary takes it.
+                    List<String> members = new ArrayList<>();
+                    List<String> names = seriesNames(settings);
+                    List<Integer> ports = nodes.get(j).group.ports();
+                    for (int m = 0; m < ports.size(); m++) {
+                        LinkProxy l = LinkProxy.start(nodes.get(i).name + "-" + names.get(j + m));
+                        l.target(ports.get(m));
+                        links.add(l);
+                        members.add(l.uri());
+                    }
+                    nodes.get(i).connectors.add("static:(" + String.join(",", members) + ")" + LINK_OPTIONS);
+                    continue;
+                }
                 LinkProxy l = LinkProxy.start(nodes.get(i).name + "-" + nodes.get(j).name);
                 links.add(l);
                 into.get(j).add(l);

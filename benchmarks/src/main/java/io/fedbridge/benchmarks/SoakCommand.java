@@ -21,7 +21,9 @@ import picocli.CommandLine.Spec;
  * {@code soak --minutes N}: the chaos soak ({@link Soak}). Prints the faults as they happen (stderr), then a table of
  * what each broker held over the run, writes {@code soak.html} and its SVG charts into {@code --report-dir}, and ends
  * with the one line {@code soak: receipted=… delivered=… lost=… duplicated=… kills=… cuts=…}. Exit code 0 only if
- * nothing was lost and nothing duplicated.
+ * nothing was lost and nothing duplicated. With {@code --ha} the last position of the mesh is an HA group of two
+ * members and ZooKeeper, whose primary a kill of that position kills; the line before the last then says
+ * {@code soak-ha: ha-kills=… ha-promotions=…} (those kills are among {@code kills=}).
  */
 @Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Chaos soak: brokers in child JVMs in a mesh, failover producers and consumers, while a seeded",
@@ -53,6 +55,10 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--drain-seconds", description = "wait after the faults for every receipted message (default ${DEFAULT-VALUE}).")
     int drainSeconds = 180;
 
+    @Option(names = "--ha", description = {"Make the last position an HA group of two members coordinated by a ZooKeeper",
+            "child JVM: its kills kill the current primary, restarted as a backup once the other member is promoted."})
+    boolean ha;
+
     @Option(names = "--jvm-args", description = "options of every broker JVM (default ${DEFAULT-VALUE}).")
     String jvmArgs = "-Xmx256m -XX:+UseSerialGC";
 
@@ -82,12 +88,15 @@ public final class SoakCommand implements Callable<Integer> {
         List<String> jvm = Arrays.stream(jvmArgs.trim().split("\\s+")).filter(a -> !a.isEmpty()).toList();
         Soak.Settings settings = new Soak.Settings(Duration.ofMillis((long) (minutes * 60_000)), s, brokers, rate,
                 Duration.ofMillis((long) (faultEverySeconds * 1000)), Duration.ofMillis((long) (sampleSeconds * 1000)),
-                Duration.ofSeconds(drainSeconds), work, jvm, classPath, System.err);
+                Duration.ofSeconds(drainSeconds), ha, work, jvm, classPath, System.err);
         result = new Soak(settings).run();
         PrintWriter out = spec.commandLine().getOut();
         out.print(summary(result));
         Path html = writeReport(result, reportDir);
         out.println("report: " + html.toAbsolutePath());
+        if (ha) {
+            out.println(result.haLine());
+        }
         out.println(result.line());
         out.flush();
         return result.passed() ? 0 : 1;
@@ -100,25 +109,31 @@ public final class SoakCommand implements Callable<Integer> {
                         + " producers at %d msg/s (persistent, receipted), seed %d, faults for %.1f min, auditDepth %d%n",
                 s.brokers(), String.join(" ", s.jvmArgs()), s.brokers(), s.rate(), s.seed(), r.runMillis() / 60_000.0,
                 Soak.CLIENT_AUDIT_DEPTH));
+        if (s.ha()) {
+            b.append(String.format(Locale.ROOT, "HA: B%d is a group of two members (ZooKeeper child JVM, tickTime %d ms, session"
+                            + " timeout %d ms); %d of the kills were of its primary, followed by %d promotions%n", s.brokers() - 1,
+                    SoakHaGroup.ZK_TICK_MILLIS, SoakHaGroup.SESSION_TIMEOUT.toMillis(), r.haKills(), r.haPromotions()));
+        }
         b.append(String.format(Locale.ROOT, "faults: %d kills -9, %d link cuts, %d link stalls, %d full queues; sent %d,"
                         + " receipted %d, send failures %d, delivered %d, lost %d, duplicated %d, reordered %d; drained in %.1f s%n%n",
                 r.kills(), r.cuts(), r.stalls(), r.fills(), r.sent(), r.receipted(), r.sendFailures(), r.delivered(), r.lost(),
                 r.duplicated(), r.reordered(), r.drainMillis() / 1000.0));
         b.append("| broker | samples | heap MiB min / median / max | fds first / max / last | threads first / max / last"
                 + " | journal MiB max / last |\n|---|---|---|---|---|---|\n");
-        for (int i = 0; i < s.brokers(); i++) {
+        List<String> names = Soak.seriesNames(s);
+        for (int i = 0; i < names.size(); i++) {
             int broker = i;
             List<ProcessSample> l = r.samples().stream().filter(x -> x.broker() == broker).map(Soak.Sample::sample).toList();
             if (l.isEmpty()) {
-                b.append("| B").append(i).append(" | 0 | | | | |\n");
+                b.append("| ").append(names.get(i)).append(" | 0 | | | | |\n");
                 continue;
             }
             double[] heap = l.stream().mapToDouble(x -> x.heap() / 1048576.0).sorted().toArray();
             long fdMax = l.stream().mapToLong(ProcessSample::fds).max().orElse(0);
             int thMax = l.stream().mapToInt(ProcessSample::threads).max().orElse(0);
             double diskMax = l.stream().mapToLong(ProcessSample::disk).max().orElse(0) / 1048576.0;
-            b.append(String.format(Locale.ROOT, "| B%d | %d | %.0f / %.0f / %.0f | %d / %d / %d | %d / %d / %d | %.1f / %.1f |%n",
-                    i, l.size(), heap[0], heap[heap.length / 2], heap[heap.length - 1], l.get(0).fds(), fdMax,
+            b.append(String.format(Locale.ROOT, "| %s | %d | %.0f / %.0f / %.0f | %d / %d / %d | %d / %d / %d | %.1f / %.1f |%n",
+                    names.get(i), l.size(), heap[0], heap[heap.length / 2], heap[heap.length - 1], l.get(0).fds(), fdMax,
                     l.get(l.size() - 1).fds(), l.get(0).threads(), thMax, l.get(l.size() - 1).threads(), diskMax,
                     l.get(l.size() - 1).disk() / 1048576.0));
         }
@@ -130,7 +145,7 @@ public final class SoakCommand implements Callable<Integer> {
         Files.createDirectories(dir);
         List<SvgChart.Marker> markers = new ArrayList<>();
         for (Soak.Event e : r.events()) {
-            if (List.of("kill", "cut", "stall", "fill").contains(e.kind())) {
+            if (List.of("kill", "cut", "stall", "fill", "promote").contains(e.kind())) {
                 markers.add(new SvgChart.Marker(e.at() / 1000.0, e.kind()));
             }
         }
@@ -172,10 +187,11 @@ public final class SoakCommand implements Callable<Integer> {
     private static String perBroker(Soak.Result r, String title, String unit, ToDoubleFunction<ProcessSample> f,
                                     List<SvgChart.Marker> markers) {
         List<SvgChart.Series> series = new ArrayList<>();
-        for (int i = 0; i < r.settings().brokers(); i++) {
+        List<String> names = Soak.seriesNames(r.settings());
+        for (int i = 0; i < names.size(); i++) {
             int broker = i;
             List<Soak.Sample> l = r.samples().stream().filter(x -> x.broker() == broker).toList();
-            series.add(new SvgChart.Series("B" + i, l.stream().mapToDouble(x -> x.at() / 1000.0).toArray(),
+            series.add(new SvgChart.Series(names.get(i), l.stream().mapToDouble(x -> x.at() / 1000.0).toArray(),
                     l.stream().mapToDouble(x -> f.applyAsDouble(x.sample())).toArray()));
         }
         return SvgChart.lines(title, "s since start", unit, series, markers);
