@@ -66,7 +66,10 @@ final class SoakHaGroup {
         return promotions;
     }
 
-    /** Starts ZooKeeper if it is not running, every member that is not, and waits for a primary. */
+    /**
+     * Starts ZooKeeper if it is not running and every member that is not, then waits for a primary and for its backup to
+     * be READY (so the scheduler's first kill of the group can be followed by a promotion).
+     */
     void ensureRunning() {
         if (zookeeper == null) {
             try {
@@ -78,8 +81,18 @@ final class SoakHaGroup {
             zookeeperConnect = zookeeper.awaitLine("READY ", Duration.ofSeconds(90)).split("\\s+")[0];
         }
         members.forEach(Member::ensureRunning);
-        if (awaitRole(members, "primary", Duration.ofSeconds(120)) == null) {
+        Member primary = awaitRole(members, "primary", Duration.ofSeconds(120));
+        if (primary == null) {
             throw new BenchmarkException("HA group " + group + " elected no primary within 120 s; see " + settings.workDir().resolve("logs"));
+        }
+        Member backup = members.get(1 - members.indexOf(primary));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!"ready".equals(backup.status().get("state"))) {
+            if (System.nanoTime() > deadline) {
+                events.accept("warning", name + ": " + backup.name + " not a READY backup within 120 s");
+                return;
+            }
+            Soak.parkUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100));
         }
     }
 
