@@ -84,6 +84,23 @@ class QueueReplicationIT {
                 });
     }
 
+    /**
+     * Promotes {@code q} on {@code local} once the replica has seen its source's link drop (until then it is refused:
+     * the source might still be live), and connects to it; {@code local} is closed if that fails.
+     */
+    private static StompConnection promoteOnceTheSourceIsGone(Broker local, String q) {
+        try {
+            await("the replica of " + q + " sees its source gone").atMost(WAIT)
+                    .until(() -> Boolean.FALSE.equals(replica(local, q).get("connected")));
+            Map<String, Object> promoted = local.management().promoteReplica(q, false);
+            assertThat(promoted).containsEntry("promoted", true).containsEntry("messages", 120);
+            return StompConnection.connect(local.connectUris().get(0));
+        } catch (RuntimeException | Error e) {
+            local.close();
+            throw e;
+        }
+    }
+
     @Test
     void shouldCopyContentAddsAndRemovesSurviveARestartAndPromoteInOrder() throws Exception {
         String q = "/queue/orders";
@@ -125,9 +142,7 @@ class QueueReplicationIT {
                     .hasMessageContaining("still follows the live queue on");
         }
         source.close();
-        Map<String, Object> promoted = local.management().promoteReplica(q, false);
-        assertThat(promoted).containsEntry("promoted", true).containsEntry("messages", 120);
-        try (StompConnection c = StompConnection.connect(local.connectUris().get(0))) {
+        try (StompConnection c = promoteOnceTheSourceIsGone(local, q)) {
             List<String> expected = new ArrayList<>();
             for (int i = 40; i < 160; i++) {
                 expected.add("m" + i);
