@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Any protocol violation is answered with one ERROR frame naming the problem, after which this
  * connection, and only this one, is closed.
+ *
+ * <p>Parts with a name of their own: {@link SessionReceipts} (receipts written when the work is done, ordered for
+ * bridges), {@link SessionHeaders} (what a frame's headers mean here), {@link SessionLimits}.
  */
 public final class ServerSession extends ChannelInboundHandlerAdapter {
 
@@ -65,15 +68,13 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private int consumerNumbers;
     private boolean paused;
     private final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
-    /** Accepted (or not) once every SEND forwarded on this connection so far was; see forwardedReceipt. */
-    private CompletableFuture<Void> lastForwarded = BrokerCore.DONE;
-    private final java.util.concurrent.atomic.AtomicInteger forwardedDuplicates = new java.util.concurrent.atomic.AtomicInteger();
+    private final SessionReceipts receipts;
     private final SecurityGuard guard;
     private Identity identity = Identity.ofAnonymous();
     /**
      * Whether CONNECT announced a federation link ({@code fedbridge-federate}) and the guard accepted it. Only such a
      * connection may use the federation headers, and with an authorizer only where it holds {@code federate}; an
-     * ordinary client's are ignored on SEND (see {@link #messageHeaders}) and refused on SUBSCRIBE.
+     * ordinary client's are ignored on SEND (see {@link SessionHeaders#messageHeaders}) and refused on SUBSCRIBE.
      */
     private boolean federationLink;
     /** The {@code fedbridge-producer-secret} of CONNECT, until {@link #completeConnect} turns it into {@link #idScope}. */
@@ -115,6 +116,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         this.sessionId = core.config.name() + "-session-" + sessionNumber;
         this.tempOwner = core.tempOwnerPrefix() + sessionNumber;
         this.sessionLimits = new SessionLimits(core);
+        this.receipts = new SessionReceipts(this, core);
     }
 
     // ---------------------------------------------------------------- writing
@@ -157,82 +159,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private StompFrame receiptFor(StompFrame frame, String r) {
-        StompFrame receipt = StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r);
-        String dest = frame.header(StompHeaders.DESTINATION);
-        if (frame.command() == StompCommand.SEND && frame.header(FederationHeaders.BROKER_PATH) != null
-                && dest != null && !Destinations.isTopic(dest)) {
-            // Forwarded by a bridge: tell it how far this queue's consumers are behind (capacity-aware forwarding).
-            receipt.headers().add(FederationHeaders.QUEUE_PENDING, Integer.toString(core.queuePending(dest)));
-        }
-        return receipt;
-    }
-
-    /**
-     * The receipt of a SEND forwarded by a bridge ({@link FederationHeaders#ORDERED_RECEIPTS}): written only once
-     * this SEND and every forwarded SEND before it on this connection were accepted, so a bridge may ask for a
-     * receipt on some of its forwards only and take each receipt as covering everything it sent before. It also
-     * says how many forwarded SENDs since the previous such receipt were dropped as duplicates. After a failure
-     * no later forwarded SEND gets a receipt: the connection closes with an ERROR.
-     */
-    private void forwardedReceipt(StompFrame frame, CompletableFuture<Void> done) {
-        String r = frame.header(StompHeaders.RECEIPT);
-        boolean duplicate = done == BrokerCore.DUPLICATE;
-        if (duplicate) {
-            forwardedDuplicates.incrementAndGet();
-        }
-        if (!done.isDone() || done.isCompletedExceptionally()) {
-            done.whenComplete((v, e) -> {
-                if (e != null) {
-                    failed(frame, e); // the receipt itself comes below, in order
-                }
-            });
-        }
-        CompletableFuture<Void> before = lastForwarded;
-        if (before.isDone() && !before.isCompletedExceptionally() && done.isDone() && !done.isCompletedExceptionally()) {
-            if (r != null) {
-                write(forwardedReceiptFrame(frame, r, duplicate));
-            }
-            return;
-        }
-        // Written inside the combining function: it runs only after the previous one (which wrote the previous
-        // receipt) completed, so receipts leave in order; if either failed it never runs.
-        lastForwarded = before.thenCombine(done, (a, b) -> {
-            if (r != null) {
-                write(forwardedReceiptFrame(frame, r, duplicate));
-            }
-            return null;
-        });
-    }
-
-    private StompFrame forwardedReceiptFrame(StompFrame frame, String r, boolean duplicate) {
-        StompFrame receipt = receiptFor(frame, r);
-        if (duplicate) {
-            receipt.headers().add(FederationHeaders.DUPLICATE, "true");
-        }
-        receipt.headers().add(FederationHeaders.DUPLICATES, Integer.toString(forwardedDuplicates.getAndSet(0)));
-        return receipt;
-    }
-
-    private void receiptWhenDone(StompFrame frame, CompletableFuture<Void> done) {
-        String r = frame.header(StompHeaders.RECEIPT);
-        if (done.isDone() && !done.isCompletedExceptionally()) {
-            if (r != null) {
-                write(receiptFor(frame, r));
-            }
-            return;
-        }
-        done.whenComplete((v, e) -> {
-            if (e != null) {
-                failed(frame, e);
-            } else if (r != null) {
-                write(receiptFor(frame, r));
-            }
-        });
-    }
-
     /** {@code frame} was not accepted after all: ERROR naming why (answering its receipt), connection closed. */
-    private void failed(StompFrame frame, Throwable e) {
+    void failed(StompFrame frame, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
         Channel ch = channel;
         if (ch != null) {
@@ -522,7 +450,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
 
     private void onSend(StompFrame f) {
         if (federationLink && f.header(FederationHeaders.RECEIPT_ONLY) != null) {
-            forwardedReceipt(f, BrokerCore.DONE); // a bridge settling the forwards it sent before
+            receipts.forwarded(f, BrokerCore.DONE); // a bridge settling the forwards it sent before
             return;
         }
         if (waitsForDisk(f)) {
@@ -571,7 +499,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                     + " (a federation link needs it to forward there)", null, f.header(StompHeaders.RECEIPT));
             return;
         }
-        StompHeaders headers = messageHeaders(f, trusted ? null : idScope);
+        StompHeaders headers = SessionHeaders.messageHeaders(f, trusted ? null : idScope);
         String tx = f.header(StompHeaders.TRANSACTION);
         if (tx != null) {
             List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
@@ -599,7 +527,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         CompletableFuture<Void> done = core.routeOnce(dest, headers, f.body(), trusted ? null : dedupeShare);
         if (forwarded) {
-            forwardedReceipt(f, done);
+            receipts.forwarded(f, done);
         } else if (done == BrokerCore.DUPLICATE) {
             String r = f.header(StompHeaders.RECEIPT);
             if (r != null) {
@@ -607,7 +535,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             return;
         } else {
-            receiptWhenDone(f, done);
+            receipts.whenDone(f, done);
         }
         if (!paused && (core.memory.pauseIfFull(this::resumeReading) || core.pauseIfFull(dest, this::resumeReading))) {
             paused = true;
@@ -648,40 +576,6 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private static final java.util.Set<String> NOT_STORED = java.util.Set.of(StompHeaders.RECEIPT, StompHeaders.TRANSACTION,
-            StompHeaders.CONTENT_LENGTH, StompHeaders.MESSAGE_ID, StompHeaders.SUBSCRIPTION, StompHeaders.ACK,
-            StompHeaders.REDELIVERED, StompHeaders.REDELIVERY_COUNT);
-
-    private static final String FEDERATION_HEADER_PREFIX = "fedbridge-";
-
-    /**
-     * The headers a message keeps: the SEND's, minus the frame-level ones, in one pass. Unless the SEND came over a
-     * federation link holding {@code federate} ({@code idScope} null), the federation headers are the sender's own
-     * words, not the federation's: they are dropped (a message an application received and sends on carries them, so
-     * refusing them would break it), and its {@code fedbridge-id} is kept under {@code idScope}, so that it
-     * deduplicates only this producer's own resends and never another producer's message.
-     */
-    private static StompHeaders messageHeaders(StompFrame f, String idScope) {
-        StompHeaders in = f.headers();
-        StompHeaders h = new StompHeaders(in.size());
-        boolean ownId = false;
-        for (int i = 0; i < in.size(); i++) {
-            String n = in.name(i);
-            if (NOT_STORED.contains(n)) {
-                continue;
-            }
-            if (idScope != null && n.startsWith(FEDERATION_HEADER_PREFIX)) {
-                if (!ownId && n.equals(FederationHeaders.FEDERATION_ID) && !in.value(i).isEmpty()) {
-                    ownId = true;
-                    h.add(n, ProducerIds.scoped(idScope, in.value(i)));
-                }
-                continue;
-            }
-            h.add(n, in.value(i));
-        }
-        return h;
-    }
-
     /** Whether this federation link holds {@code federate} on {@code destination} (cached: the rules never change). */
     private boolean mayFederate(String destination) {
         if (guard.config().authorizer() == null) {
@@ -696,17 +590,6 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             federates.put(destination, allowed);
         }
         return allowed;
-    }
-
-    /** The first federation header of {@code f}, or null. */
-    private static String federationHeader(StompFrame f) {
-        StompHeaders in = f.headers();
-        for (int i = 0; i < in.size(); i++) {
-            if (in.name(i).startsWith(FEDERATION_HEADER_PREFIX)) {
-                return in.name(i);
-            }
-        }
-        return null;
     }
 
     private void onSubscribe(StompFrame f) {
@@ -735,7 +618,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         if (!federationLink || !mayFederate(dest)) {
             String why = federationLink ? "user '" + identity.name() + "' has no federate permission on " + dest
                     : "this connection did not announce itself as a federation link";
-            String federation = federationHeader(f);
+            String federation = SessionHeaders.federationHeader(f);
             if (federation != null) {
                 error("SUBSCRIBE denied: " + federation + " is for the federation's bridges only (" + why + ")", null, receipt);
                 return;
@@ -787,8 +670,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 return;
             }
         }
-        int prefetch = intHeader(f, core.config.defaultPrefetch(), StompHeaders.PREFETCH, "activemq.prefetchSize");
-        int priority = intHeader(f, 0, StompHeaders.CONSUMER_PRIORITY, "activemq.priority");
+        int prefetch = SessionHeaders.intHeader(f, core.config.defaultPrefetch(), StompHeaders.PREFETCH, "activemq.prefetchSize");
+        int priority = SessionHeaders.intHeader(f, 0, StompHeaders.CONSUMER_PRIORITY, "activemq.priority");
         if (prefetch < 1 || priority == Integer.MIN_VALUE) {
             error("SUBSCRIBE to " + dest + " rejected: prefetch-size must be a positive integer and consumer-priority an integer", null, receipt);
             return;
@@ -798,7 +681,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             prefetch = Math.min(prefetch, flowLimit);
         }
         boolean network = "true".equals(f.header(FederationHeaders.NETWORK_CONSUMER));
-        int maxHops = network ? intHeader(f, 0, FederationHeaders.MAX_HOPS) : 0;
+        int maxHops = network ? SessionHeaders.intHeader(f, 0, FederationHeaders.MAX_HOPS) : 0;
         if (maxHops == Integer.MIN_VALUE || maxHops < 0) {
             error("SUBSCRIBE to " + dest + " rejected: " + FederationHeaders.MAX_HOPS + " must be a non-negative integer", null, receipt);
             return;
@@ -807,7 +690,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         DeliveryFilter filter = DeliveryFilter.of(selector, network ? f.header(FederationHeaders.EXCLUDE_BROKER) : null, maxHops);
         int number = ++consumerNumbers;
         ServerConsumer c;
-        String durableName = durableName(f);
+        String durableName = SessionHeaders.durableName(f);
         if (durableName != null) {
             if (!Destinations.isTopic(dest)) {
                 error("SUBSCRIBE rejected: durable subscriptions are for topics, but got '" + dest + "'", null, receipt);
@@ -856,7 +739,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         c.network = network;
         c.peer = network ? f.header(FederationHeaders.EXCLUDE_BROKER) : null;
         if (network && f.header(FederationHeaders.REPLAY_DELAY) != null && !Destinations.isTopic(dest)) {
-            long delay = intHeader(f, -1, FederationHeaders.REPLAY_DELAY);
+            long delay = SessionHeaders.intHeader(f, -1, FederationHeaders.REPLAY_DELAY);
             c.replayDelayMillis = delay < 0 ? -1 : delay;
             c.replaySelectorAware = "true".equals(f.header(FederationHeaders.REPLAY_SELECTOR_AWARE));
         }
@@ -907,35 +790,13 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         return dest.startsWith("@" + tempOwner + "@", Destinations.prefixOf(dest).length());
     }
 
-    static String durableName(StompFrame f) {
-        String n = f.header("durable-subscription-name");
-        if (n == null) {
-            n = f.header("activemq.subscriptionName");
-        }
-        return n == null || n.isBlank() ? null : n;
-    }
-
-    private static int intHeader(StompFrame f, int dflt, String... names) {
-        for (String n : names) {
-            String v = f.header(n);
-            if (v != null) {
-                try {
-                    return Integer.parseInt(v.trim());
-                } catch (NumberFormatException e) {
-                    return Integer.MIN_VALUE;
-                }
-            }
-        }
-        return dflt;
-    }
-
     private void onUnsubscribe(StompFrame f) {
         String id = f.header(StompHeaders.ID);
         if (id == null && version.equals("1.0")) {
             id = f.header(StompHeaders.DESTINATION);
         }
         ServerConsumer c = id == null ? null : consumers.remove(id);
-        String durableName = durableName(f);
+        String durableName = SessionHeaders.durableName(f);
         if (c == null && durableName == null && !QueueBrowse.isBrowse(f)) { // a browse ended itself
             error("UNSUBSCRIBE of unknown subscription id '" + id + "'", null, f.header(StompHeaders.RECEIPT));
             return;
@@ -1066,7 +927,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             error(cmd + " of unknown id '" + id + "': the message is not awaiting acknowledgement (already acknowledged?)", null, receipt);
             return;
         }
-        receiptWhenDone(f, done);
+        receipts.whenDone(f, done);
     }
 
     /** Null if the delivery is not inflight. */
@@ -1109,7 +970,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             done.add(action.get());
         }
         sessionLimits.transactionEnded(tx);
-        receiptWhenDone(f, CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)));
+        receipts.whenDone(f, CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)));
     }
 
     private void onAbort(StompFrame f) {
