@@ -20,7 +20,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * connection, and only this one, is closed.
  *
  * <p>Parts with a name of their own: {@link SessionReceipts} (receipts written when the work is done, ordered for
- * bridges), {@link SessionHeaders} (what a frame's headers mean here), {@link SessionLimits}.
+ * bridges), {@link SessionTransactions}, {@link SessionHeaders} (what a frame's headers mean here), {@link SessionLimits}.
  */
 public final class ServerSession extends ChannelInboundHandlerAdapter {
 
@@ -53,7 +52,6 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private final String sessionId;
     private final Map<String, ServerConsumer> consumers = new LinkedHashMap<>();
     private final Map<Integer, ServerConsumer> consumersByNumber = new HashMap<>();
-    private final Map<String, List<Supplier<CompletableFuture<Void>>>> transactions = new HashMap<>();
     private volatile Channel channel;
     private volatile FrameWriter writer;
     private volatile State state = State.AWAITING_CONNECT;
@@ -69,6 +67,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private boolean paused;
     private final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
     private final SessionReceipts receipts;
+    private final SessionTransactions transactions;
     private final SecurityGuard guard;
     private Identity identity = Identity.ofAnonymous();
     /**
@@ -117,6 +116,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         this.tempOwner = core.tempOwnerPrefix() + sessionNumber;
         this.sessionLimits = new SessionLimits(core);
         this.receipts = new SessionReceipts(this, core);
+        this.transactions = new SessionTransactions(this, sessionLimits, receipts);
     }
 
     // ---------------------------------------------------------------- writing
@@ -152,7 +152,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void receipt(StompFrame frame) {
+    void receipt(StompFrame frame) {
         String r = frame.header(StompHeaders.RECEIPT);
         if (r != null) {
             write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r));
@@ -173,7 +173,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     /** Sends an ERROR frame (flushed) and closes this connection. */
-    private void error(String message, String detail, String receiptId) {
+    void error(String message, String detail, String receiptId) {
         if (state == State.CLOSED) {
             return;
         }
@@ -249,9 +249,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 case UNSUBSCRIBE -> onUnsubscribe(f);
                 case ACK -> onAck(f, true);
                 case NACK -> onAck(f, false);
-                case BEGIN -> onBegin(f);
-                case COMMIT -> onCommit(f);
-                case ABORT -> onAbort(f);
+                case BEGIN -> transactions.begin(f);
+                case COMMIT -> transactions.commit(f);
+                case ABORT -> transactions.abort(f);
                 case DISCONNECT -> onDisconnect(f);
                 case CONNECT, STOMP -> error("already connected: a second " + f.command() + " frame is not allowed", null, f.header(StompHeaders.RECEIPT));
                 default -> error("a client must not send " + f.command() + " frames", null, f.header(StompHeaders.RECEIPT));
@@ -502,7 +502,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         StompHeaders headers = SessionHeaders.messageHeaders(f, trusted ? null : idScope);
         String tx = f.header(StompHeaders.TRANSACTION);
         if (tx != null) {
-            List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
+            List<Supplier<CompletableFuture<Void>>> actions = transactions.actions(tx);
             if (actions == null) {
                 error("SEND in unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
                 return;
@@ -909,7 +909,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         long t = tag;
         boolean cumulative = c.ackMode == AckMode.CLIENT;
         if (tx != null) {
-            List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
+            List<Supplier<CompletableFuture<Void>>> actions = transactions.actions(tx);
             if (actions == null) {
                 error(cmd + " in unknown transaction '" + tx + "'", null, receipt);
                 return;
@@ -936,51 +936,6 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             return c.queue.ack(c, tag, cumulative, awaited);
         }
         return c.queue.nack(c, tag, cumulative) ? BrokerCore.DONE : null;
-    }
-
-    private void onBegin(StompFrame f) {
-        String tx = f.header(StompHeaders.TRANSACTION);
-        if (tx == null) {
-            error("BEGIN without a transaction header", null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        if (transactions.containsKey(tx)) {
-            error("BEGIN of transaction '" + tx + "' which is already open", null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        String refused = sessionLimits.refuseBegin(transactions.size());
-        if (refused != null) {
-            error(refused, null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        transactions.put(tx, new ArrayList<>());
-        receipt(f);
-    }
-
-    private void onCommit(StompFrame f) {
-        String tx = f.header(StompHeaders.TRANSACTION);
-        List<Supplier<CompletableFuture<Void>>> actions = tx == null ? null : transactions.remove(tx);
-        if (actions == null) {
-            error("COMMIT of unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        // Actions are sends (route returns a future) and acks, applied in the order they were sent.
-        List<CompletableFuture<Void>> done = new ArrayList<>();
-        for (Supplier<CompletableFuture<Void>> action : actions) {
-            done.add(action.get());
-        }
-        sessionLimits.transactionEnded(tx);
-        receipts.whenDone(f, CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)));
-    }
-
-    private void onAbort(StompFrame f) {
-        String tx = f.header(StompHeaders.TRANSACTION);
-        if (tx == null || transactions.remove(tx) == null) {
-            error("ABORT of unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        sessionLimits.transactionEnded(tx);
-        receipt(f);
     }
 
     private void onDisconnect(StompFrame f) {
