@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * <p>Any protocol violation is answered with one ERROR frame naming the problem, after which this
  * connection, and only this one, is closed.
  *
- * <p>Parts with a name of their own: {@link SessionReceipts} (receipts written when the work is done, ordered for
- * bridges), {@link SessionTransactions}, {@link SessionHeaders} (what a frame's headers mean here), {@link SessionLimits}.
+ * <p>Parts with a name of their own (each states its threading): {@link SessionReceipts} (receipts written
+ * when the work is done, ordered for bridges), {@link SessionTransactions}, {@link SessionAcks} (ACK/NACK),
+ * {@link SessionHeaders} (what a frame's headers mean here), {@link SessionLimits}.
  */
 public final class ServerSession extends ChannelInboundHandlerAdapter {
 
@@ -68,6 +69,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
     private final SessionReceipts receipts;
     private final SessionTransactions transactions;
+    private final SessionAcks acks;
     private final SecurityGuard guard;
     private Identity identity = Identity.ofAnonymous();
     /**
@@ -117,6 +119,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         this.sessionLimits = new SessionLimits(core);
         this.receipts = new SessionReceipts(this, core);
         this.transactions = new SessionTransactions(this, sessionLimits, receipts);
+        this.acks = new SessionAcks(this, consumers, consumersByNumber, transactions, receipts);
     }
 
     // ---------------------------------------------------------------- writing
@@ -247,8 +250,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 case SEND -> onSend(f);
                 case SUBSCRIBE -> onSubscribe(f);
                 case UNSUBSCRIBE -> onUnsubscribe(f);
-                case ACK -> onAck(f, true);
-                case NACK -> onAck(f, false);
+                case ACK -> acks.onAck(f, true);
+                case NACK -> acks.onAck(f, false);
                 case BEGIN -> transactions.begin(f);
                 case COMMIT -> transactions.commit(f);
                 case ABORT -> transactions.abort(f);
@@ -857,85 +860,6 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         } else {
             c.queue.removeConsumer(c);
         }
-    }
-
-    private void onAck(StompFrame f, boolean ack) {
-        String receipt = f.header(StompHeaders.RECEIPT);
-        String cmd = ack ? "ACK" : "NACK";
-        String id = f.header(StompHeaders.ID);
-        ServerConsumer c = null;
-        long tag = -1;
-        if (id != null) {
-            int colon = id.indexOf('-');
-            if (colon > 0) {
-                try {
-                    c = consumersByNumber.get(Integer.parseInt(id, 0, colon, 10)); // no substrings: once per ACK
-                    tag = Long.parseLong(id, colon + 1, id.length(), 10);
-                } catch (NumberFormatException e) {
-                    c = null;
-                }
-            }
-        }
-        if (c == null) {
-            // STOMP 1.0/1.1 style: message-id (+ subscription).
-            String messageId = f.header(StompHeaders.MESSAGE_ID);
-            if (messageId == null && id != null) {
-                messageId = id;
-            }
-            if (messageId != null) {
-                String sub = f.header(StompHeaders.SUBSCRIPTION);
-                for (ServerConsumer candidate : consumers.values()) {
-                    if (sub != null && !sub.equals(candidate.subscriptionId)) {
-                        continue;
-                    }
-                    synchronized (candidate.queue) {
-                        long t = candidate.tagOfMessageId(messageId);
-                        if (t >= 0) {
-                            c = candidate;
-                            tag = t;
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        if (c == null || id == null && f.header(StompHeaders.MESSAGE_ID) == null) {
-            error(cmd + " of unknown id '" + (id != null ? id : f.header(StompHeaders.MESSAGE_ID))
-                    + "': no such unacknowledged message on this connection", null, receipt);
-            return;
-        }
-        String tx = f.header(StompHeaders.TRANSACTION);
-        ServerConsumer consumer = c;
-        long t = tag;
-        boolean cumulative = c.ackMode == AckMode.CLIENT;
-        if (tx != null) {
-            List<Supplier<CompletableFuture<Void>>> actions = transactions.actions(tx);
-            if (actions == null) {
-                error(cmd + " in unknown transaction '" + tx + "'", null, receipt);
-                return;
-            }
-            actions.add(() -> {
-                CompletableFuture<Void> r = applyAck(consumer, t, cumulative, ack, true);
-                return r == null ? BrokerCore.DONE : r;
-            });
-            receipt(f);
-            return;
-        }
-        // an ACK that asks for no receipt has nobody to tell when its removals are durable: they are batched
-        CompletableFuture<Void> done = applyAck(consumer, t, cumulative, ack, receipt != null);
-        if (done == null) {
-            error(cmd + " of unknown id '" + id + "': the message is not awaiting acknowledgement (already acknowledged?)", null, receipt);
-            return;
-        }
-        receipts.whenDone(f, done);
-    }
-
-    /** Null if the delivery is not inflight. */
-    private CompletableFuture<Void> applyAck(ServerConsumer c, long tag, boolean cumulative, boolean ack, boolean awaited) {
-        if (ack) {
-            return c.queue.ack(c, tag, cumulative, awaited);
-        }
-        return c.queue.nack(c, tag, cumulative) ? BrokerCore.DONE : null;
     }
 
     private void onDisconnect(StompFrame f) {
