@@ -1,42 +1,30 @@
 package io.fedbridge.broker;
 
-import io.fedbridge.broker.security.AuthorizationRules;
 import io.fedbridge.broker.security.ConnectionLimits;
-import io.fedbridge.broker.security.PropertiesUserStore;
 import io.fedbridge.broker.security.SecurityConfig;
 import io.fedbridge.broker.store.Durability;
 import io.fedbridge.core.FrameLimits;
 import io.fedbridge.core.tls.TlsConfig;
-import io.fedbridge.core.uri.CompositeUri;
 import io.fedbridge.core.uri.UriOptions;
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.nio.charset.MalformedInputException;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * Reads a broker node's configuration from the INI-style file that {@code fedbridge broker --config FILE}
@@ -94,7 +82,9 @@ import java.util.stream.Collectors;
  * 'memoryLimit'?}. The values are checked line by line by the records themselves, so a file that loads builds;
  * only a missing {@code name} is left for the caller to supply ({@link BrokerConfig.Builder#name}).
  *
- * <p>Stateless and thread-safe.
+ * <p>Stateless and thread-safe: each {@link #parse} has its own parser. The values' conversions are
+ * {@link ConfigValue}'s, the {@code [security]} section is a {@link SecuritySection}, and the message for an unknown key
+ * comes from {@link UnknownKeys}.
  */
 public final class BrokerConfigFile {
 
@@ -108,14 +98,6 @@ public final class BrokerConfigFile {
     private static final Set<String> SECURITY_KEYS = securityKeyNames();
     /** Stands in for a name the file does not give while its values are checked. */
     private static final String PLACEHOLDER_NAME = "config-check";
-
-    private static final Pattern PLAIN_INTEGER = Pattern.compile("[+-]?\\d+");
-    private static final Pattern SIZE_WITH_UNIT = Pattern.compile("(\\d+(?:\\.\\d+)?|\\.\\d+)\\s*([A-Za-z]+)");
-    private static final Map<String, Long> SIZE_UNITS = sizeUnits();
-    private static final String SIZE_RULE = "a whole number of bytes, or a number with unit B, KB, KiB, MB, MiB, GB "
-            + "or GiB (KB = 1000 bytes, KiB = 1024 bytes), e.g. '65536', '64KiB' or '1.5GB'";
-    private static final String DURATION_RULE = "a whole number of milliseconds (e.g. '5000'), a number with unit ns, "
-            + "us, ms, s, m, h or d (e.g. '250ms', '5s', '1m30s'), or ISO-8601 (e.g. 'PT5S')";
 
     /** The keys before the first section, in the order the reference documents them. */
     private static final Map<String, BrokerKey> BROKER_KEYS = index(List.of(
@@ -297,31 +279,19 @@ public final class BrokerConfigFile {
     /** Converts a broker key's value and returns the one builder call it stands for. */
     @FunctionalInterface
     private interface BrokerBinding {
-        Consumer<BrokerConfig.Builder> bind(Value value, Parser parser);
+        Consumer<BrokerConfig.Builder> bind(ConfigValue value, Parser parser);
     }
 
     private record BrokerKey(String name, boolean repeatable, BrokerBinding binding) {
     }
 
-    private record PolicyKey(String name, BiConsumer<Value, DestinationPolicy.Builder> binding) {
+    private record PolicyKey(String name, BiConsumer<ConfigValue, DestinationPolicy.Builder> binding) {
     }
 
     private static <K> Map<String, K> index(List<K> keys, Function<K, String> name) {
         Map<String, K> map = new LinkedHashMap<>();
         keys.forEach(k -> map.put(name.apply(k), k));
         return Collections.unmodifiableMap(map);
-    }
-
-    private static Map<String, Long> sizeUnits() {
-        Map<String, Long> units = new LinkedHashMap<>();
-        units.put("b", 1L);
-        units.put("kb", 1000L);
-        units.put("kib", 1L << 10);
-        units.put("mb", 1000L * 1000);
-        units.put("mib", 1L << 20);
-        units.put("gb", 1000L * 1000 * 1000);
-        units.put("gib", 1L << 30);
-        return Collections.unmodifiableMap(units);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -438,7 +408,7 @@ public final class BrokerConfigFile {
                     throw error(lineNo, "key '" + key + "' belongs in a [policy PATTERN] section, e.g. [policy >] for "
                             + "every destination; it cannot come before the first section");
                 }
-                throw error(lineNo, unknownKey(key, "", BROKER_KEYS.keySet(), POLICY_KEYS.keySet(), "a policy key"));
+                throw error(lineNo, UnknownKeys.unknownKey(key, "", BROKER_KEYS.keySet(), POLICY_KEYS.keySet(), "a policy key"));
             }
             requireValue(lineNo, key, value);
             Integer first = brokerKeyLines.putIfAbsent(key, lineNo);
@@ -448,7 +418,7 @@ public final class BrokerConfigFile {
                         + " may be repeated");
             }
             apply(lineNo, key, () -> {
-                calls.add(k.binding().bind(new Value(key, value), this));
+                calls.add(k.binding().bind(new ConfigValue(key, value), this));
                 check();
             });
         }
@@ -460,7 +430,7 @@ public final class BrokerConfigFile {
                     throw error(lineNo, "key '" + key + "' is a broker key and must come before the first section, "
                             + "but this line is in " + section.title());
                 }
-                throw error(lineNo, unknownKey(key, " in " + section.title(), POLICY_KEYS.keySet(),
+                throw error(lineNo, UnknownKeys.unknownKey(key, " in " + section.title(), POLICY_KEYS.keySet(),
                         BROKER_KEYS.keySet(), "a broker key"));
             }
             requireValue(lineNo, key, value);
@@ -470,21 +440,21 @@ public final class BrokerConfigFile {
                         + first + ")");
             }
             apply(lineNo, key, () -> {
-                k.binding().accept(new Value(key, value), section.builder);
+                k.binding().accept(new ConfigValue(key, value), section.builder);
                 section.builder.build();
             });
         }
 
         private void securityKey(int lineNo, String key, String value) {
             if (!SECURITY_KEYS.contains(key)) {
-                throw error(lineNo, unknownKey(key, " in [security]", SECURITY_KEYS, BROKER_KEYS.keySet(), "a broker key"));
+                throw error(lineNo, UnknownKeys.unknownKey(key, " in [security]", SECURITY_KEYS, BROKER_KEYS.keySet(), "a broker key"));
             }
             requireValue(lineNo, key, value);
             Integer first = securitySection.keyLines.putIfAbsent(key, lineNo);
             if (first != null) {
                 throw error(lineNo, "duplicate key '" + key + "' in [security] (first set on line " + first + ")");
             }
-            apply(lineNo, key, () -> securitySection.bind(new Value(key, value), baseDir));
+            apply(lineNo, key, () -> securitySection.bind(new ConfigValue(key, value), baseDir));
         }
 
         private void startSection(int lineNo, String header) {
@@ -608,63 +578,6 @@ public final class BrokerConfigFile {
         }
     }
 
-    /** The open {@code [security]} section: the builders its keys go to, applied when it ends. */
-    private static final class SecuritySection {
-        final int line;
-        final Map<String, Integer> keyLines = new HashMap<>();
-        final SecurityConfig.Builder security = SecurityConfig.builder();
-        /** The TLS keys as written, in order (store paths resolved): built into a TlsConfig at the section's end. */
-        final Map<String, String> tls = new LinkedHashMap<>();
-        final ConnectionLimits.Builder limits = ConnectionLimits.builder();
-
-        SecuritySection(int line) {
-            this.line = line;
-        }
-
-        void bind(Value v, Path baseDir) {
-            switch (v.key()) {
-                case "users" -> security.authenticator(PropertiesUserStore.load(v.file(baseDir)));
-                case "authorization" -> security.authorizer(AuthorizationRules.load(v.file(baseDir)));
-                case "allowAnonymous" -> security.allowAnonymous(v.bool());
-                case "maxFailedLogins" -> security.maxFailedLogins(v.integer());
-                case "loginLockout" -> security.loginLockout(v.duration());
-                case "maxLoginLockout" -> security.maxLoginLockout(v.duration());
-                case "authenticationThreads" -> security.authenticationThreads(v.integer());
-                case "maximumConnections" -> limits.maximumConnections(v.integer());
-                case "maximumConnectionsPerAddress" -> limits.maximumConnectionsPerAddress(v.integer());
-                case "federationSecret" -> security.federationSecret(v.raw());
-                case "federationSecretFile" -> security.federationSecret(readSecret(v.file(baseDir)));
-                default -> {
-                    // A TLS option, read as in a URI (store paths relative to this file).
-                    String raw = v.key().equals("keyStore") || v.key().equals("trustStore") ? v.file(baseDir).toString() : v.raw();
-                    tls.put(v.key(), raw);
-                    // Each value is checked on its line; a rule between keys (a password needs its store,
-                    // needClientAuth a trust store), once the section ends, whatever order the keys came in.
-                    Map<String, String> probe = new LinkedHashMap<>(tls);
-                    probe.putIfAbsent("keyStore", "placeholder.p12");
-                    probe.putIfAbsent("trustStore", "placeholder.p12");
-                    TlsConfig.fromOptions(probe, "[security]");
-                }
-            }
-        }
-
-        private static String readSecret(Path file) {
-            try {
-                return java.nio.file.Files.readString(file).strip();
-            } catch (java.io.IOException e) {
-                throw new IllegalArgumentException("cannot read federationSecretFile " + file + ": " + e.getMessage(), e);
-            }
-        }
-
-        SecurityConfig build() {
-            if (keyLines.containsKey("federationSecret") && keyLines.containsKey("federationSecretFile")) {
-                throw new IllegalArgumentException("give federationSecret or federationSecretFile, not both");
-            }
-            return security.tls(tls.isEmpty() ? null : TlsConfig.fromOptions(tls, "[security]"))
-                    .connectionLimits(limits.build()).build();
-        }
-    }
-
     /** Cuts a comment: a whole line starting with '#' or ';', or the rest of a line from a '#' or ';' after whitespace. */
     private static String stripComment(String line) {
         String trimmed = line.strip();
@@ -678,247 +591,5 @@ public final class BrokerConfigFile {
             }
         }
         return line;
-    }
-
-    private static String unknownKey(String key, String where, Collection<String> valid, Collection<String> other,
-                                     String otherKind) {
-        StringBuilder sb = new StringBuilder("unknown key '").append(key).append('\'').append(where)
-                .append("; valid keys are: ").append(sorted(valid));
-        String suggestion = suggest(key, valid);
-        if (suggestion != null) {
-            sb.append("; did you mean '").append(suggestion).append("'?");
-        } else {
-            suggestion = suggest(key, other);
-            if (suggestion != null) {
-                sb.append("; did you mean '").append(suggestion).append("' (").append(otherKind).append(")?");
-            }
-        }
-        return sb.toString();
-    }
-
-    private static String sorted(Collection<String> keys) {
-        return keys.stream().sorted(Comparator.comparing((String s) -> s.toLowerCase(Locale.ROOT))
-                .thenComparing(Comparator.naturalOrder())).collect(Collectors.joining(", "));
-    }
-
-    /** The nearest key at most two edits away (one for keys of up to three characters), ignoring case; as UriOptions. */
-    private static String suggest(String unknown, Collection<String> candidates) {
-        int limit = unknown.length() <= 3 ? 1 : 2;
-        String lower = unknown.toLowerCase(Locale.ROOT);
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (String candidate : candidates) {
-            String other = candidate.toLowerCase(Locale.ROOT);
-            if (Math.abs(lower.length() - other.length()) > limit) {
-                continue; // too far apart anyway; and the distance table of a long key is large
-            }
-            int d = editDistance(lower, other);
-            if (d <= limit && (d < bestDistance || (d == bestDistance && candidate.compareTo(best) < 0))) {
-                best = candidate;
-                bestDistance = d;
-            }
-        }
-        return best;
-    }
-
-    /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
-    private static int editDistance(String a, String b) {
-        int[][] d = new int[a.length() + 1][b.length() + 1];
-        for (int i = 0; i <= a.length(); i++) {
-            d[i][0] = i;
-        }
-        for (int j = 0; j <= b.length(); j++) {
-            d[0][j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-                }
-            }
-        }
-        return d[a.length()][b.length()];
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Values
-
-    /**
-     * One value as written (trimmed, never empty), with the conversions the keys need. Each throws
-     * {@code IllegalArgumentException("<key> must be <rule>, but was '<value>'")}.
-     */
-    private record Value(String key, String raw) {
-
-        String text() {
-            return raw;
-        }
-
-        int integer() {
-            return (int) wholeNumber(Integer.MIN_VALUE, Integer.MAX_VALUE);
-        }
-
-        long longInteger() {
-            return wholeNumber(Long.MIN_VALUE, Long.MAX_VALUE);
-        }
-
-        private long wholeNumber(long min, long max) {
-            if (!PLAIN_INTEGER.matcher(raw).matches()) {
-                throw rejected("an integer");
-            }
-            if (withoutLeadingZeros(unsigned(raw)).length() > 19) {
-                throw rejected("an integer between " + min + " and " + max);
-            }
-            BigInteger value = new BigInteger(raw);
-            if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
-                throw rejected("an integer between " + min + " and " + max);
-            }
-            return value.longValueExact();
-        }
-
-        /** A size in bytes; a plain integer may be negative (for -1, unlimited), one with a unit may not. */
-        long size(long max) {
-            if (PLAIN_INTEGER.matcher(raw).matches()) {
-                if (withoutLeadingZeros(unsigned(raw)).length() > 19) {
-                    throw rejected("at most " + max + " bytes");
-                }
-                BigInteger value = new BigInteger(raw);
-                if (value.compareTo(BigInteger.valueOf(max)) > 0 || value.compareTo(BigInteger.valueOf(-max - 1)) < 0) {
-                    throw rejected("at most " + max + " bytes");
-                }
-                return value.longValueExact();
-            }
-            Matcher m = SIZE_WITH_UNIT.matcher(raw);
-            Long unit = m.matches() ? SIZE_UNITS.get(m.group(2).toLowerCase(Locale.ROOT)) : null;
-            if (unit == null) {
-                throw rejected("a size: " + SIZE_RULE);
-            }
-            String number = m.group(1);
-            int dot = number.indexOf('.');
-            String integer = withoutLeadingZeros(dot < 0 ? number : number.substring(0, dot));
-            int fractionEnd = number.length();
-            while (dot >= 0 && fractionEnd > dot + 1 && number.charAt(fractionEnd - 1) == '0') {
-                fractionEnd--;
-            }
-            String fraction = dot < 0 ? "" : number.substring(dot + 1, fractionEnd);
-            if (integer.length() > 19) {
-                throw rejected("at most " + max + " bytes");
-            }
-            if (fraction.length() > 30) { // units are at most 2^30, so a whole number of bytes has at most 30 decimals
-                throw rejected("a whole number of bytes");
-            }
-            BigDecimal bytes = new BigDecimal((integer.isEmpty() ? "0" : integer) + (fraction.isEmpty() ? "" : "." + fraction))
-                    .multiply(BigDecimal.valueOf(unit));
-            if (bytes.signum() != 0 && bytes.stripTrailingZeros().scale() > 0) {
-                throw rejected("a whole number of bytes");
-            }
-            if (bytes.compareTo(BigDecimal.valueOf(max)) > 0) {
-                throw rejected("at most " + max + " bytes");
-            }
-            return bytes.longValueExact();
-        }
-
-        /** Read by {@link UriOptions#durationMillis}, so a config file and a URI take the same durations. */
-        Duration duration() {
-            Duration[] parsed = new Duration[1];
-            try {
-                UriOptions.bind(Map.of(key, raw), "config file").durationMillis(key, d -> parsed[0] = d).finish();
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(key + " must be a duration: " + DURATION_RULE + ", but was '" + raw
-                        + "'", e);
-            }
-            return parsed[0];
-        }
-
-        boolean bool() {
-            if (raw.equalsIgnoreCase("true")) {
-                return true;
-            }
-            if (raw.equalsIgnoreCase("false")) {
-                return false;
-            }
-            throw rejected("'true' or 'false'");
-        }
-
-        /** By constant name, ignoring case and reading '-' as '_', as {@link UriOptions#enumValue} does. */
-        <E extends Enum<E>> E enumValue(Class<E> type) {
-            String name = raw.replace('-', '_');
-            for (E constant : type.getEnumConstants()) {
-                if (constant.name().equalsIgnoreCase(name)) {
-                    return constant;
-                }
-            }
-            throw rejected("one of " + Arrays.stream(type.getEnumConstants()).map(Enum::name)
-                    .collect(Collectors.joining(", ")) + " (case-insensitive)");
-        }
-
-        /** A file path, relative to {@code baseDir} unless absolute. */
-        Path file(Path baseDir) {
-            Path path;
-            try {
-                path = Path.of(raw);
-            } catch (InvalidPathException e) {
-                throw new IllegalArgumentException(key + " must be a file path, but was '" + raw + "': " + e.getReason(), e);
-            }
-            return baseDir == null || path.isAbsolute() ? path : baseDir.resolve(path).normalize();
-        }
-
-        Path path(Path baseDir) {
-            Path path;
-            try {
-                path = Path.of(raw);
-            } catch (InvalidPathException e) {
-                throw new IllegalArgumentException(key + " must be a directory path, but was '" + raw + "': "
-                        + e.getReason(), e);
-            }
-            return baseDir == null || path.isAbsolute() ? path : baseDir.resolve(path).normalize();
-        }
-
-        /** URIs separated by commas outside parentheses (a composite URI keeps its own commas). */
-        List<String> uriList() {
-            List<String> uris = new ArrayList<>();
-            int depth = 0;
-            int start = 0;
-            for (int i = 0; i <= raw.length(); i++) {
-                char c = i < raw.length() ? raw.charAt(i) : ',';
-                if (c == '(') {
-                    depth++;
-                } else if (c == ')') {
-                    depth--;
-                } else if (c == ',' && (depth <= 0 || i == raw.length())) {
-                    String uri = raw.substring(start, i).strip();
-                    if (uri.isEmpty()) {
-                        throw rejected("URIs separated by ',' without empty entries");
-                    }
-                    uris.add(uri);
-                    start = i + 1;
-                }
-            }
-            return uris;
-        }
-
-        /** Checked for syntax here, to report it with the line; kept as written. */
-        String uri() {
-            CompositeUri.parse(raw);
-            return raw;
-        }
-
-        private static String unsigned(String integer) {
-            return integer.startsWith("+") || integer.startsWith("-") ? integer.substring(1) : integer;
-        }
-
-        /** Parsing a BigInteger or BigDecimal takes quadratic time in its digits: count them without these first. */
-        private static String withoutLeadingZeros(String digits) {
-            int i = 0;
-            while (i < digits.length() && digits.charAt(i) == '0') {
-                i++;
-            }
-            return digits.substring(i);
-        }
-
-        private IllegalArgumentException rejected(String rule) {
-            return new IllegalArgumentException(key + " must be " + rule + ", but was '" + raw + "'");
-        }
     }
 }

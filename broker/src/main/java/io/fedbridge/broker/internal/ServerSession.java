@@ -20,7 +20,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,6 +35,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Any protocol violation is answered with one ERROR frame naming the problem, after which this
  * connection, and only this one, is closed.
+ *
+ * <p>Parts with a name of their own (each states its threading): {@link SessionReceipts} (receipts written
+ * when the work is done, ordered for bridges), {@link SessionTransactions}, {@link SessionAcks} (ACK/NACK),
+ * {@link SessionHeaders} (what a frame's headers mean here), {@link SessionLimits}.
  */
 public final class ServerSession extends ChannelInboundHandlerAdapter {
 
@@ -50,7 +53,6 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private final String sessionId;
     private final Map<String, ServerConsumer> consumers = new LinkedHashMap<>();
     private final Map<Integer, ServerConsumer> consumersByNumber = new HashMap<>();
-    private final Map<String, List<Supplier<CompletableFuture<Void>>>> transactions = new HashMap<>();
     private volatile Channel channel;
     private volatile FrameWriter writer;
     private volatile State state = State.AWAITING_CONNECT;
@@ -65,15 +67,15 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     private int consumerNumbers;
     private boolean paused;
     private final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
-    /** Accepted (or not) once every SEND forwarded on this connection so far was; see forwardedReceipt. */
-    private CompletableFuture<Void> lastForwarded = BrokerCore.DONE;
-    private final java.util.concurrent.atomic.AtomicInteger forwardedDuplicates = new java.util.concurrent.atomic.AtomicInteger();
+    private final SessionReceipts receipts;
+    private final SessionTransactions transactions;
+    private final SessionAcks acks;
     private final SecurityGuard guard;
     private Identity identity = Identity.ofAnonymous();
     /**
      * Whether CONNECT announced a federation link ({@code fedbridge-federate}) and the guard accepted it. Only such a
      * connection may use the federation headers, and with an authorizer only where it holds {@code federate}; an
-     * ordinary client's are ignored on SEND (see {@link #messageHeaders}) and refused on SUBSCRIBE.
+     * ordinary client's are ignored on SEND (see {@link SessionHeaders#messageHeaders}) and refused on SUBSCRIBE.
      */
     private boolean federationLink;
     /** The {@code fedbridge-producer-secret} of CONNECT, until {@link #completeConnect} turns it into {@link #idScope}. */
@@ -115,6 +117,9 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         this.sessionId = core.config.name() + "-session-" + sessionNumber;
         this.tempOwner = core.tempOwnerPrefix() + sessionNumber;
         this.sessionLimits = new SessionLimits(core);
+        this.receipts = new SessionReceipts(this, core);
+        this.transactions = new SessionTransactions(this, sessionLimits, receipts);
+        this.acks = new SessionAcks(this, consumers, consumersByNumber, transactions, receipts);
     }
 
     // ---------------------------------------------------------------- writing
@@ -150,89 +155,15 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void receipt(StompFrame frame) {
+    void receipt(StompFrame frame) {
         String r = frame.header(StompHeaders.RECEIPT);
         if (r != null) {
             write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r));
         }
     }
 
-    private StompFrame receiptFor(StompFrame frame, String r) {
-        StompFrame receipt = StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, r);
-        String dest = frame.header(StompHeaders.DESTINATION);
-        if (frame.command() == StompCommand.SEND && frame.header(FederationHeaders.BROKER_PATH) != null
-                && dest != null && !Destinations.isTopic(dest)) {
-            // Forwarded by a bridge: tell it how far this queue's consumers are behind (capacity-aware forwarding).
-            receipt.headers().add(FederationHeaders.QUEUE_PENDING, Integer.toString(core.queuePending(dest)));
-        }
-        return receipt;
-    }
-
-    /**
-     * The receipt of a SEND forwarded by a bridge ({@link FederationHeaders#ORDERED_RECEIPTS}): written only once
-     * this SEND and every forwarded SEND before it on this connection were accepted, so a bridge may ask for a
-     * receipt on some of its forwards only and take each receipt as covering everything it sent before. It also
-     * says how many forwarded SENDs since the previous such receipt were dropped as duplicates. After a failure
-     * no later forwarded SEND gets a receipt: the connection closes with an ERROR.
-     */
-    private void forwardedReceipt(StompFrame frame, CompletableFuture<Void> done) {
-        String r = frame.header(StompHeaders.RECEIPT);
-        boolean duplicate = done == BrokerCore.DUPLICATE;
-        if (duplicate) {
-            forwardedDuplicates.incrementAndGet();
-        }
-        if (!done.isDone() || done.isCompletedExceptionally()) {
-            done.whenComplete((v, e) -> {
-                if (e != null) {
-                    failed(frame, e); // the receipt itself comes below, in order
-                }
-            });
-        }
-        CompletableFuture<Void> before = lastForwarded;
-        if (before.isDone() && !before.isCompletedExceptionally() && done.isDone() && !done.isCompletedExceptionally()) {
-            if (r != null) {
-                write(forwardedReceiptFrame(frame, r, duplicate));
-            }
-            return;
-        }
-        // Written inside the combining function: it runs only after the previous one (which wrote the previous
-        // receipt) completed, so receipts leave in order; if either failed it never runs.
-        lastForwarded = before.thenCombine(done, (a, b) -> {
-            if (r != null) {
-                write(forwardedReceiptFrame(frame, r, duplicate));
-            }
-            return null;
-        });
-    }
-
-    private StompFrame forwardedReceiptFrame(StompFrame frame, String r, boolean duplicate) {
-        StompFrame receipt = receiptFor(frame, r);
-        if (duplicate) {
-            receipt.headers().add(FederationHeaders.DUPLICATE, "true");
-        }
-        receipt.headers().add(FederationHeaders.DUPLICATES, Integer.toString(forwardedDuplicates.getAndSet(0)));
-        return receipt;
-    }
-
-    private void receiptWhenDone(StompFrame frame, CompletableFuture<Void> done) {
-        String r = frame.header(StompHeaders.RECEIPT);
-        if (done.isDone() && !done.isCompletedExceptionally()) {
-            if (r != null) {
-                write(receiptFor(frame, r));
-            }
-            return;
-        }
-        done.whenComplete((v, e) -> {
-            if (e != null) {
-                failed(frame, e);
-            } else if (r != null) {
-                write(receiptFor(frame, r));
-            }
-        });
-    }
-
     /** {@code frame} was not accepted after all: ERROR naming why (answering its receipt), connection closed. */
-    private void failed(StompFrame frame, Throwable e) {
+    void failed(StompFrame frame, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
         Channel ch = channel;
         if (ch != null) {
@@ -245,7 +176,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     /** Sends an ERROR frame (flushed) and closes this connection. */
-    private void error(String message, String detail, String receiptId) {
+    void error(String message, String detail, String receiptId) {
         if (state == State.CLOSED) {
             return;
         }
@@ -319,11 +250,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 case SEND -> onSend(f);
                 case SUBSCRIBE -> onSubscribe(f);
                 case UNSUBSCRIBE -> onUnsubscribe(f);
-                case ACK -> onAck(f, true);
-                case NACK -> onAck(f, false);
-                case BEGIN -> onBegin(f);
-                case COMMIT -> onCommit(f);
-                case ABORT -> onAbort(f);
+                case ACK -> acks.onAck(f, true);
+                case NACK -> acks.onAck(f, false);
+                case BEGIN -> transactions.begin(f);
+                case COMMIT -> transactions.commit(f);
+                case ABORT -> transactions.abort(f);
                 case DISCONNECT -> onDisconnect(f);
                 case CONNECT, STOMP -> error("already connected: a second " + f.command() + " frame is not allowed", null, f.header(StompHeaders.RECEIPT));
                 default -> error("a client must not send " + f.command() + " frames", null, f.header(StompHeaders.RECEIPT));
@@ -522,7 +453,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
 
     private void onSend(StompFrame f) {
         if (federationLink && f.header(FederationHeaders.RECEIPT_ONLY) != null) {
-            forwardedReceipt(f, BrokerCore.DONE); // a bridge settling the forwards it sent before
+            receipts.forwarded(f, BrokerCore.DONE); // a bridge settling the forwards it sent before
             return;
         }
         if (waitsForDisk(f)) {
@@ -571,10 +502,10 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                     + " (a federation link needs it to forward there)", null, f.header(StompHeaders.RECEIPT));
             return;
         }
-        StompHeaders headers = messageHeaders(f, trusted ? null : idScope);
+        StompHeaders headers = SessionHeaders.messageHeaders(f, trusted ? null : idScope);
         String tx = f.header(StompHeaders.TRANSACTION);
         if (tx != null) {
-            List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
+            List<Supplier<CompletableFuture<Void>>> actions = transactions.actions(tx);
             if (actions == null) {
                 error("SEND in unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
                 return;
@@ -599,7 +530,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         CompletableFuture<Void> done = core.routeOnce(dest, headers, f.body(), trusted ? null : dedupeShare);
         if (forwarded) {
-            forwardedReceipt(f, done);
+            receipts.forwarded(f, done);
         } else if (done == BrokerCore.DUPLICATE) {
             String r = f.header(StompHeaders.RECEIPT);
             if (r != null) {
@@ -607,7 +538,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             return;
         } else {
-            receiptWhenDone(f, done);
+            receipts.whenDone(f, done);
         }
         if (!paused && (core.memory.pauseIfFull(this::resumeReading) || core.pauseIfFull(dest, this::resumeReading))) {
             paused = true;
@@ -648,40 +579,6 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private static final java.util.Set<String> NOT_STORED = java.util.Set.of(StompHeaders.RECEIPT, StompHeaders.TRANSACTION,
-            StompHeaders.CONTENT_LENGTH, StompHeaders.MESSAGE_ID, StompHeaders.SUBSCRIPTION, StompHeaders.ACK,
-            StompHeaders.REDELIVERED, StompHeaders.REDELIVERY_COUNT);
-
-    private static final String FEDERATION_HEADER_PREFIX = "fedbridge-";
-
-    /**
-     * The headers a message keeps: the SEND's, minus the frame-level ones, in one pass. Unless the SEND came over a
-     * federation link holding {@code federate} ({@code idScope} null), the federation headers are the sender's own
-     * words, not the federation's: they are dropped (a message an application received and sends on carries them, so
-     * refusing them would break it), and its {@code fedbridge-id} is kept under {@code idScope}, so that it
-     * deduplicates only this producer's own resends and never another producer's message.
-     */
-    private static StompHeaders messageHeaders(StompFrame f, String idScope) {
-        StompHeaders in = f.headers();
-        StompHeaders h = new StompHeaders(in.size());
-        boolean ownId = false;
-        for (int i = 0; i < in.size(); i++) {
-            String n = in.name(i);
-            if (NOT_STORED.contains(n)) {
-                continue;
-            }
-            if (idScope != null && n.startsWith(FEDERATION_HEADER_PREFIX)) {
-                if (!ownId && n.equals(FederationHeaders.FEDERATION_ID) && !in.value(i).isEmpty()) {
-                    ownId = true;
-                    h.add(n, ProducerIds.scoped(idScope, in.value(i)));
-                }
-                continue;
-            }
-            h.add(n, in.value(i));
-        }
-        return h;
-    }
-
     /** Whether this federation link holds {@code federate} on {@code destination} (cached: the rules never change). */
     private boolean mayFederate(String destination) {
         if (guard.config().authorizer() == null) {
@@ -696,17 +593,6 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             federates.put(destination, allowed);
         }
         return allowed;
-    }
-
-    /** The first federation header of {@code f}, or null. */
-    private static String federationHeader(StompFrame f) {
-        StompHeaders in = f.headers();
-        for (int i = 0; i < in.size(); i++) {
-            if (in.name(i).startsWith(FEDERATION_HEADER_PREFIX)) {
-                return in.name(i);
-            }
-        }
-        return null;
     }
 
     private void onSubscribe(StompFrame f) {
@@ -735,7 +621,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         if (!federationLink || !mayFederate(dest)) {
             String why = federationLink ? "user '" + identity.name() + "' has no federate permission on " + dest
                     : "this connection did not announce itself as a federation link";
-            String federation = federationHeader(f);
+            String federation = SessionHeaders.federationHeader(f);
             if (federation != null) {
                 error("SUBSCRIBE denied: " + federation + " is for the federation's bridges only (" + why + ")", null, receipt);
                 return;
@@ -787,8 +673,8 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                 return;
             }
         }
-        int prefetch = intHeader(f, core.config.defaultPrefetch(), StompHeaders.PREFETCH, "activemq.prefetchSize");
-        int priority = intHeader(f, 0, StompHeaders.CONSUMER_PRIORITY, "activemq.priority");
+        int prefetch = SessionHeaders.intHeader(f, core.config.defaultPrefetch(), StompHeaders.PREFETCH, "activemq.prefetchSize");
+        int priority = SessionHeaders.intHeader(f, 0, StompHeaders.CONSUMER_PRIORITY, "activemq.priority");
         if (prefetch < 1 || priority == Integer.MIN_VALUE) {
             error("SUBSCRIBE to " + dest + " rejected: prefetch-size must be a positive integer and consumer-priority an integer", null, receipt);
             return;
@@ -798,7 +684,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             prefetch = Math.min(prefetch, flowLimit);
         }
         boolean network = "true".equals(f.header(FederationHeaders.NETWORK_CONSUMER));
-        int maxHops = network ? intHeader(f, 0, FederationHeaders.MAX_HOPS) : 0;
+        int maxHops = network ? SessionHeaders.intHeader(f, 0, FederationHeaders.MAX_HOPS) : 0;
         if (maxHops == Integer.MIN_VALUE || maxHops < 0) {
             error("SUBSCRIBE to " + dest + " rejected: " + FederationHeaders.MAX_HOPS + " must be a non-negative integer", null, receipt);
             return;
@@ -807,7 +693,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         DeliveryFilter filter = DeliveryFilter.of(selector, network ? f.header(FederationHeaders.EXCLUDE_BROKER) : null, maxHops);
         int number = ++consumerNumbers;
         ServerConsumer c;
-        String durableName = durableName(f);
+        String durableName = SessionHeaders.durableName(f);
         if (durableName != null) {
             if (!Destinations.isTopic(dest)) {
                 error("SUBSCRIBE rejected: durable subscriptions are for topics, but got '" + dest + "'", null, receipt);
@@ -856,7 +742,7 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         c.network = network;
         c.peer = network ? f.header(FederationHeaders.EXCLUDE_BROKER) : null;
         if (network && f.header(FederationHeaders.REPLAY_DELAY) != null && !Destinations.isTopic(dest)) {
-            long delay = intHeader(f, -1, FederationHeaders.REPLAY_DELAY);
+            long delay = SessionHeaders.intHeader(f, -1, FederationHeaders.REPLAY_DELAY);
             c.replayDelayMillis = delay < 0 ? -1 : delay;
             c.replaySelectorAware = "true".equals(f.header(FederationHeaders.REPLAY_SELECTOR_AWARE));
         }
@@ -907,35 +793,13 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         return dest.startsWith("@" + tempOwner + "@", Destinations.prefixOf(dest).length());
     }
 
-    static String durableName(StompFrame f) {
-        String n = f.header("durable-subscription-name");
-        if (n == null) {
-            n = f.header("activemq.subscriptionName");
-        }
-        return n == null || n.isBlank() ? null : n;
-    }
-
-    private static int intHeader(StompFrame f, int dflt, String... names) {
-        for (String n : names) {
-            String v = f.header(n);
-            if (v != null) {
-                try {
-                    return Integer.parseInt(v.trim());
-                } catch (NumberFormatException e) {
-                    return Integer.MIN_VALUE;
-                }
-            }
-        }
-        return dflt;
-    }
-
     private void onUnsubscribe(StompFrame f) {
         String id = f.header(StompHeaders.ID);
         if (id == null && version.equals("1.0")) {
             id = f.header(StompHeaders.DESTINATION);
         }
         ServerConsumer c = id == null ? null : consumers.remove(id);
-        String durableName = durableName(f);
+        String durableName = SessionHeaders.durableName(f);
         if (c == null && durableName == null && !QueueBrowse.isBrowse(f)) { // a browse ended itself
             error("UNSUBSCRIBE of unknown subscription id '" + id + "'", null, f.header(StompHeaders.RECEIPT));
             return;
@@ -996,130 +860,6 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         } else {
             c.queue.removeConsumer(c);
         }
-    }
-
-    private void onAck(StompFrame f, boolean ack) {
-        String receipt = f.header(StompHeaders.RECEIPT);
-        String cmd = ack ? "ACK" : "NACK";
-        String id = f.header(StompHeaders.ID);
-        ServerConsumer c = null;
-        long tag = -1;
-        if (id != null) {
-            int colon = id.indexOf('-');
-            if (colon > 0) {
-                try {
-                    c = consumersByNumber.get(Integer.parseInt(id, 0, colon, 10)); // no substrings: once per ACK
-                    tag = Long.parseLong(id, colon + 1, id.length(), 10);
-                } catch (NumberFormatException e) {
-                    c = null;
-                }
-            }
-        }
-        if (c == null) {
-            // STOMP 1.0/1.1 style: message-id (+ subscription).
-            String messageId = f.header(StompHeaders.MESSAGE_ID);
-            if (messageId == null && id != null) {
-                messageId = id;
-            }
-            if (messageId != null) {
-                String sub = f.header(StompHeaders.SUBSCRIPTION);
-                for (ServerConsumer candidate : consumers.values()) {
-                    if (sub != null && !sub.equals(candidate.subscriptionId)) {
-                        continue;
-                    }
-                    synchronized (candidate.queue) {
-                        long t = candidate.tagOfMessageId(messageId);
-                        if (t >= 0) {
-                            c = candidate;
-                            tag = t;
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        if (c == null || id == null && f.header(StompHeaders.MESSAGE_ID) == null) {
-            error(cmd + " of unknown id '" + (id != null ? id : f.header(StompHeaders.MESSAGE_ID))
-                    + "': no such unacknowledged message on this connection", null, receipt);
-            return;
-        }
-        String tx = f.header(StompHeaders.TRANSACTION);
-        ServerConsumer consumer = c;
-        long t = tag;
-        boolean cumulative = c.ackMode == AckMode.CLIENT;
-        if (tx != null) {
-            List<Supplier<CompletableFuture<Void>>> actions = transactions.get(tx);
-            if (actions == null) {
-                error(cmd + " in unknown transaction '" + tx + "'", null, receipt);
-                return;
-            }
-            actions.add(() -> {
-                CompletableFuture<Void> r = applyAck(consumer, t, cumulative, ack, true);
-                return r == null ? BrokerCore.DONE : r;
-            });
-            receipt(f);
-            return;
-        }
-        // an ACK that asks for no receipt has nobody to tell when its removals are durable: they are batched
-        CompletableFuture<Void> done = applyAck(consumer, t, cumulative, ack, receipt != null);
-        if (done == null) {
-            error(cmd + " of unknown id '" + id + "': the message is not awaiting acknowledgement (already acknowledged?)", null, receipt);
-            return;
-        }
-        receiptWhenDone(f, done);
-    }
-
-    /** Null if the delivery is not inflight. */
-    private CompletableFuture<Void> applyAck(ServerConsumer c, long tag, boolean cumulative, boolean ack, boolean awaited) {
-        if (ack) {
-            return c.queue.ack(c, tag, cumulative, awaited);
-        }
-        return c.queue.nack(c, tag, cumulative) ? BrokerCore.DONE : null;
-    }
-
-    private void onBegin(StompFrame f) {
-        String tx = f.header(StompHeaders.TRANSACTION);
-        if (tx == null) {
-            error("BEGIN without a transaction header", null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        if (transactions.containsKey(tx)) {
-            error("BEGIN of transaction '" + tx + "' which is already open", null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        String refused = sessionLimits.refuseBegin(transactions.size());
-        if (refused != null) {
-            error(refused, null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        transactions.put(tx, new ArrayList<>());
-        receipt(f);
-    }
-
-    private void onCommit(StompFrame f) {
-        String tx = f.header(StompHeaders.TRANSACTION);
-        List<Supplier<CompletableFuture<Void>>> actions = tx == null ? null : transactions.remove(tx);
-        if (actions == null) {
-            error("COMMIT of unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        // Actions are sends (route returns a future) and acks, applied in the order they were sent.
-        List<CompletableFuture<Void>> done = new ArrayList<>();
-        for (Supplier<CompletableFuture<Void>> action : actions) {
-            done.add(action.get());
-        }
-        sessionLimits.transactionEnded(tx);
-        receiptWhenDone(f, CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)));
-    }
-
-    private void onAbort(StompFrame f) {
-        String tx = f.header(StompHeaders.TRANSACTION);
-        if (tx == null || transactions.remove(tx) == null) {
-            error("ABORT of unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
-            return;
-        }
-        sessionLimits.transactionEnded(tx);
-        receipt(f);
     }
 
     private void onDisconnect(StompFrame f) {

@@ -61,7 +61,7 @@ final class SessionLimits {
             return "SUBSCRIBE rejected: connection already has " + open + " subscriptions (maxSubscriptionsPerConnection="
                     + max + ")";
         }
-        String durableName = ServerSession.durableName(f);
+        String durableName = SessionHeaders.durableName(f);
         if (durableName != null) {
             String clientId = f.header("client-id") != null ? f.header("client-id") : connectClientId;
             int maxDurables = limits.maxDurableSubscriptionsPerClientId();

@@ -134,6 +134,7 @@ public final class DefaultFailoverClient implements FailoverClient {
     private final PendingSends pending;
     private final SendWriter writer;
     private final BackupPool backups;
+    private final PriorityProbe priorityProbe;
     private final SendDeadlines deadlines;
     private final IntervalFunction backoff;
     private final CompletableFuture<Void> firstConnection = new CompletableFuture<>();
@@ -171,8 +172,6 @@ public final class DefaultFailoverClient implements FailoverClient {
     private CompositeUri lastFailedUri;
     private long roundId;
     private ScheduledFuture<?> roundTimer;
-    private ScheduledFuture<?> probeTimer;
-    private int probeAttempts;
     private Runnable deferredSwitch;
     private volatile Throwable lastFailure;
 
@@ -213,7 +212,7 @@ public final class DefaultFailoverClient implements FailoverClient {
                 DefaultFailoverClient.this.schedule(task, delayMillis, handle);
             }
         });
-        this.backups = new BackupPool(name, config, brokers, backoff, new BackupPool.Host() {
+        PriorityProbe.Host host = new PriorityProbe.Host() {
             @Override
             public boolean isTerminal() {
                 return DefaultFailoverClient.this.isTerminal();
@@ -252,7 +251,19 @@ public final class DefaultFailoverClient implements FailoverClient {
             public void closeQuietlyAsync(StompConnection c) {
                 DefaultFailoverClient.this.closeQuietlyAsync(c);
             }
-        });
+
+            @Override
+            public boolean isConnected() {
+                return DefaultFailoverClient.this.isConnected();
+            }
+
+            @Override
+            public void switchTo(CompositeUri uri, StompConnection c, String reason) {
+                DefaultFailoverClient.this.switchTo(uri, c, reason);
+            }
+        };
+        this.backups = new BackupPool(name, config, brokers, backoff, host);
+        this.priorityProbe = new PriorityProbe(config, brokers, backups, backoff, host);
     }
 
     /** Connects with the system's threads, clock and randomness; see {@link FailoverClient#connect(FailoverConfig)}. */
@@ -485,8 +496,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         if (cluster) {
             applyClusterUris(c, c.connectedHeaders().get(ClusterHeaders.CLUSTER_URIS), false);
         }
-        probeAttempts = 0;
-        schedulePriorityProbe();
+        priorityProbe.restart();
         backups.ensure();
         return true;
     }
@@ -530,8 +540,7 @@ public final class DefaultFailoverClient implements FailoverClient {
         lastFailure = why;
         LOG.info("{}: lost connection to {}: {}; reconnecting", name, uri.withoutOptions(), describe(why));
         emit(new FailoverEvent.ConnectionLost(uri.withoutOptions().toString(), why));
-        cancel(probeTimer);
-        probeTimer = null;
+        priorityProbe.cancel();
         deadlines.ensure();
         if (clock.millis() - restoredAt < STABLE_CONNECTION_MILLIS) {
             LOG.debug("{}: {} failed within {} ms of connecting: backing off", name, uri.withoutOptions(), STABLE_CONNECTION_MILLIS);
@@ -617,7 +626,7 @@ public final class DefaultFailoverClient implements FailoverClient {
 
     private void releaseEngineResources() {
         deadlines.cancel();
-        cancel(probeTimer);
+        priorityProbe.cancel();
         cancel(roundTimer);
         roundId++;
         backups.closeAll();
@@ -894,50 +903,6 @@ public final class DefaultFailoverClient implements FailoverClient {
 
     // ------------------------------------------------------------------------------------------------ switching
 
-    private void schedulePriorityProbe() {
-        if (!config.priorityBackup() || isTerminal()) {
-            return;
-        }
-        CompositeUri cur;
-        synchronized (lock) {
-            cur = active ? currentUri : null;
-        }
-        if (cur == null || brokers.isPriority(cur)) {
-            return;
-        }
-        cancel(probeTimer);
-        long delay = backoff.apply(++probeAttempts);
-        schedule(this::probePriority, delay, f -> probeTimer = f);
-    }
-
-    private void probePriority() {
-        probeTimer = null;
-        if (isTerminal() || !isConnected()) {
-            return;
-        }
-        probe(brokers.priority(), 0);
-    }
-
-    private void probe(List<CompositeUri> candidates, int i) {
-        if (i == candidates.size()) {
-            schedulePriorityProbe();
-            return;
-        }
-        CompositeUri uri = candidates.get(i);
-        StompConnection backup = backups.take(uri);
-        if (backup != null) {
-            switchTo(uri, backup, "priority broker " + uri.withoutOptions() + " is back");
-            return;
-        }
-        StompConnection.connectAsync(clientConfig(uri), connectionListener).whenComplete((c, e) -> runOnEngine(() -> {
-            if (e != null) {
-                probe(candidates, i + 1);
-            } else {
-                switchTo(uri, c, "priority broker " + uri.withoutOptions() + " is back");
-            }
-        }));
-    }
-
     /** Moves from the current broker to {@code c} without a failure (deferred while a transaction is open). */
     private void switchTo(CompositeUri uri, StompConnection c, String reason) {
         StompConnection old;
@@ -950,7 +915,7 @@ public final class DefaultFailoverClient implements FailoverClient {
             if (!transactions.isEmpty()) {
                 LOG.debug("{}: {} but a transaction is open; moving once it ends", name, reason);
                 closeQuietlyAsync(c);
-                deferredSwitch = reason.startsWith("priority") ? this::probePriority : () -> rebalanceTo(uri, reason);
+                deferredSwitch = reason.startsWith("priority") ? priorityProbe::probeNow : () -> rebalanceTo(uri, reason);
                 return;
             }
             old = current;

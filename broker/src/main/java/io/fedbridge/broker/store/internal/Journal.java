@@ -1,7 +1,15 @@
 package io.fedbridge.broker.store.internal;
 
+import static io.fedbridge.broker.store.internal.StoreFiles.acquireLock;
+import static io.fedbridge.broker.store.internal.StoreFiles.fsyncDirectory;
+import static io.fedbridge.broker.store.internal.StoreFiles.listSegments;
+import static io.fedbridge.broker.store.internal.StoreFiles.openLockFile;
+import static io.fedbridge.broker.store.internal.StoreFiles.prepareDirectory;
+import static io.fedbridge.broker.store.internal.StoreFiles.release;
+import static io.fedbridge.broker.store.internal.StoreFiles.writeFully;
+import static io.fedbridge.broker.store.internal.StoreFiles.zeroFill;
+
 import io.fedbridge.broker.MessageStore.DurableSubscriptionInfo;
-import io.fedbridge.broker.StoredMessage;
 import io.fedbridge.broker.store.Durability;
 import io.fedbridge.broker.store.StoreConfig;
 import io.fedbridge.broker.store.StoreException;
@@ -9,7 +17,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,8 +41,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Callers {@linkplain #submit submit} records; the writer thread drains everything queued (up to
  * {@code maxBatch}), appends it to the head segment with one write, forces once, then completes all the futures.
- * After a force it deletes segments that hold nothing live and compacts sparse ones (see {@link JournalIndex}).
- * Futures complete on the writer thread.
+ * After a force it deletes segments that hold nothing live and compacts sparse ones ({@link JournalMaintenance}, see
+ * also {@link JournalIndex}); the directory's files (lock, listing, preallocated segments) are {@link StoreFiles}'.
+ *
+ * <p>Concurrency: the public methods may be called from any thread; they only enqueue, or read volatile monitoring
+ * fields. The index, the head segment and the write buffer are owned by the writer thread (and by {@code open()}
+ * before it starts); new segment files are zero-filled on a separate preallocation thread. Futures complete on the
+ * writer thread.
  */
 public final class Journal {
 
@@ -45,10 +57,7 @@ public final class Journal {
     /** MapDB files a {@code DedupeLog} may keep in the store directory. */
     public static final Pattern DEDUPE_FILE = Pattern.compile("dedupe[A-Za-z0-9_.-]*\\.db(\\.wal\\.\\d+)?");
     private static final int WRITE_BUFFER = 1 << 20;
-    private static final long COMPACTION_BYTES_PER_PASS = 4L << 20;
     private static final long IDLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** How long a failed history guard waits before it is tried again. */
-    private static final long GUARD_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** A queued operation. */
     private static final class Op {
@@ -75,6 +84,7 @@ public final class Journal {
     private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
     private final ExecutorService preparer;
     private final Thread writer;
+    private final JournalMaintenance maintenance;
     private final JournalFormat.PayloadBuffer payload = new JournalFormat.PayloadBuffer();
     private final ByteBuffer out = ByteBuffer.allocateDirect(WRITE_BUFFER);
 
@@ -83,11 +93,6 @@ public final class Journal {
     private volatile boolean terminated;
     private List<JournalIndex.Recovered> recovered;
     private List<JournalIndex.Removed> history;
-    private volatile Runnable historyGuard;
-    /** When the guard last failed (never 0 then), or 0. */
-    private long guardFailedAt;
-    /** The guard ran in this maintenance pass (it covers every deletion of the pass). */
-    private boolean historyGuarded;
     private List<DurableSubscriptionInfo> recoveredSubscriptions;
     private long recoveredLastSequence;
 
@@ -98,7 +103,6 @@ public final class Journal {
     private CompletableFuture<Path> nextSegment;
     private boolean unforced;
     private long forceDeadline;
-    private boolean maintenanceDue = true;
     /** Records appended since the last force. */
     private int recordsUnforced;
     // monitoring: written by the writer thread once per write or force (never per record), read by anyone
@@ -116,6 +120,7 @@ public final class Journal {
         this.index = index;
         this.sync = config.durability() == Durability.SYNC;
         this.flushIntervalNanos = config.asyncFlushInterval().toNanos();
+        this.maintenance = new JournalMaintenance(this, index, config, dir);
         this.preparer = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "fedbridge-journal-prealloc[" + dir.getFileName() + "]");
             t.setDaemon(true);
@@ -164,96 +169,6 @@ public final class Journal {
         }
     }
 
-    private static void prepareDirectory(Path dir) {
-        if (Files.exists(dir) && !Files.isDirectory(dir)) {
-            throw new StoreException("store directory " + dir + " is not a directory");
-        }
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new StoreException("cannot create store directory " + dir + ": " + describe(e), e);
-        }
-        if (!Files.isWritable(dir)) {
-            throw new StoreException("store directory " + dir + " is not writable");
-        }
-    }
-
-    private static FileChannel openLockFile(Path dir) {
-        Path lockFile = dir.resolve(LOCK_FILE);
-        try {
-            return FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        } catch (IOException e) {
-            throw new StoreException("store directory " + dir + " is not writable: cannot create " + lockFile + " ("
-                    + describe(e) + ")", e);
-        }
-    }
-
-    private static FileLock acquireLock(Path dir, FileChannel ch) {
-        FileLock lock;
-        try {
-            lock = ch.tryLock();
-        } catch (OverlappingFileLockException e) {
-            lock = null;
-        } catch (IOException e) {
-            release(ch);
-            throw new StoreException("cannot lock store directory " + dir + ": " + describe(e), e);
-        }
-        if (lock == null) {
-            release(ch);
-            throw new StoreException("store directory " + dir + " is in use by another broker (" + dir.resolve(LOCK_FILE)
-                    + " is locked); a directory can be opened by one store at a time");
-        }
-        return lock;
-    }
-
-    private static void release(FileChannel lockChannel) {
-        try {
-            lockChannel.close(); // releases the lock
-        } catch (IOException e) {
-            LOG.debug("Closing lock file failed", e);
-        }
-    }
-
-    /** Segment files by id; deletes leftover temporary segments; rejects anything that is not ours. */
-    private static TreeMap<Long, Path> listSegments(Path dir) {
-        TreeMap<Long, Path> segments = new TreeMap<>();
-        List<Path> tmp = new ArrayList<>();
-        List<String> foreign = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-            for (Path p : ds) {
-                String name = p.getFileName().toString();
-                long id = JournalFormat.segmentId(name);
-                if (name.equals(LOCK_FILE) || DEDUPE_FILE.matcher(name).matches() && Files.isRegularFile(p)) {
-                    continue;
-                }
-                if (id > 0 && Files.isRegularFile(p)) {
-                    segments.put(id, p);
-                } else if (JournalFormat.isTmpSegmentName(name) && Files.isRegularFile(p)) {
-                    tmp.add(p);
-                } else {
-                    foreign.add(name);
-                }
-            }
-        } catch (IOException e) {
-            throw new StoreException("cannot list store directory " + dir + ": " + describe(e), e);
-        }
-        if (!foreign.isEmpty()) {
-            foreign.sort(null);
-            throw new StoreException("store directory " + dir + " contains " + dir.resolve(foreign.get(0))
-                    + (foreign.size() > 1 ? " (and " + (foreign.size() - 1) + " more)" : "")
-                    + ", which is not a fedbridge store file (expected " + LOCK_FILE
-                    + ", journal-NNNNNNNNNN.log or dedupe*.db); refusing to use a directory shared with other data");
-        }
-        for (Path p : tmp) {
-            try {
-                Files.delete(p);
-            } catch (IOException e) {
-                throw new StoreException("cannot delete leftover temporary segment " + p + ": " + describe(e), e);
-            }
-        }
-        return segments;
-    }
-
     /** Replays every segment into the index and makes the last one the head. */
     private void replay(TreeMap<Long, Path> files) {
         Long lastId = files.isEmpty() ? null : files.lastKey();
@@ -284,7 +199,7 @@ public final class Journal {
         }
         try {
             if (lastId == null) {
-                createHead(1, prepareSegmentFile(1));
+                createHead(1, StoreFiles.prepareSegmentFile(dir, opener, 1, config.preallocate(), config.segmentSize()));
             } else {
                 openHead(files.get(lastId), lastId, lastResult);
             }
@@ -340,7 +255,7 @@ public final class Journal {
      * first. If it throws, nothing is deleted until a later pass succeeds.
      */
     public void beforeDeletingHistory(Runnable guard) {
-        this.historyGuard = guard;
+        maintenance.beforeDeletingHistory(guard);
     }
 
     /** Subscriptions live at start-up. */
@@ -459,7 +374,7 @@ public final class Journal {
                     timeout = IDLE_WAIT_NANOS;
                 } else if (unforced) {
                     timeout = forceDeadline - System.nanoTime();
-                } else if (maintenanceDue) {
+                } else if (maintenance.isDue()) {
                     timeout = 0;
                 } else {
                     timeout = IDLE_WAIT_NANOS;
@@ -495,8 +410,8 @@ public final class Journal {
             if (unforced && System.nanoTime() - forceDeadline >= 0) {
                 force();
             }
-            if (!unforced && maintenanceDue) {
-                maintain();
+            if (!unforced && maintenance.isDue()) {
+                maintenance.maintain();
             }
         } catch (IOException | RuntimeException e) {
             failed(e);
@@ -527,7 +442,7 @@ public final class Journal {
                 if (index.changesState(op.record)) {
                     append(op.record);
                     if (op.record instanceof JournalRecord.Remove || op.record instanceof JournalRecord.SubscriptionRemove) {
-                        maintenanceDue = true;
+                        maintenance.markDue();
                     }
                 }
                 waited |= op.future != null;
@@ -552,9 +467,9 @@ public final class Journal {
                 f.complete(null);
             }
         }
-        if (!close && !unforced && maintenanceDue) {
+        if (!close && !unforced && maintenance.isDue()) {
             try {
-                maintain();
+                maintenance.maintain();
             } catch (IOException | RuntimeException e) {
                 failed(e);
             }
@@ -572,7 +487,7 @@ public final class Journal {
 
     // ------------------------------------------------------------------- appending
 
-    private void append(JournalRecord r) throws IOException {
+    void append(JournalRecord r) throws IOException {
         JournalFormat.encodePayload(r, payload);
         int length = payload.size();
         int size = JournalFormat.RECORD_HEADER_SIZE + length;
@@ -600,7 +515,7 @@ public final class Journal {
         recordsUnforced++;
     }
 
-    private void flushBuffer() throws IOException {
+    void flushBuffer() throws IOException {
         if (out.position() == 0) {
             return;
         }
@@ -620,7 +535,7 @@ public final class Journal {
         }
     }
 
-    private void force() throws IOException {
+    void force() throws IOException {
         long start = System.nanoTime();
         headChannel.force(false);
         long took = System.nanoTime() - start;
@@ -651,6 +566,11 @@ public final class Journal {
         return forces;
     }
 
+    /** The segment being written (writer thread). */
+    JournalIndex.Segment head() {
+        return head;
+    }
+
     /** Seals the head (forced, so only the last segment can ever hold a torn write) and starts the next one. */
     private void roll() throws IOException {
         flushBuffer();
@@ -665,7 +585,7 @@ public final class Journal {
         headChannel.close();
         createHead(id, tmp);
         prepareNext();
-        maintenanceDue = true;
+        maintenance.markDue();
     }
 
     /** Writes the header into a prepared file, forces it, and renames it into place: a segment appears whole. */
@@ -690,206 +610,11 @@ public final class Journal {
         long id = head.id() + 1;
         nextSegment = CompletableFuture.supplyAsync(() -> {
             try {
-                return prepareSegmentFile(id);
+                return StoreFiles.prepareSegmentFile(dir, opener, id, config.preallocate(), config.segmentSize());
             } catch (IOException e) {
                 throw new CompletionException(e);
             }
         }, preparer);
-    }
-
-    /** Creates {@code journal-<id>.log.tmp}, zero-filled to the segment size when preallocating. */
-    private Path prepareSegmentFile(long id) throws IOException {
-        Path tmp = dir.resolve(JournalFormat.tmpSegmentName(id));
-        Files.deleteIfExists(tmp);
-        try (FileChannel ch = opener.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            if (config.preallocate()) {
-                zeroFillPaced(ch, config.segmentSize());
-            }
-        }
-        return tmp;
-    }
-
-    /** Bytes the preparer writes before it forces them: what a journal sync may have to wait behind. */
-    private static final int PACED_CHUNK = 256 * 1024;
-
-    /**
-     * Zero-fills a new segment in the background, forcing every {@link #PACED_CHUNK} bytes. Written in one go and
-     * forced at the end, 32 MiB of zeros went to the disk as one burst that the journals' own syncs (this broker's
-     * and any other on the disk) had to wait behind: a 20-40 ms stall of persistent deliveries every few seconds at
-     * 1,000 msg/s. In chunks, a sync waits behind at most one.
-     */
-    private static void zeroFillPaced(FileChannel ch, long size) throws IOException {
-        for (long pos = 0; pos < size; pos += PACED_CHUNK) {
-            zeroFill(ch, pos, Math.min(size, pos + PACED_CHUNK));
-            ch.force(false);
-        }
-    }
-
-    private static void zeroFill(FileChannel ch, long from, long to) throws IOException {
-        ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(1 << 20, to - from));
-        long pos = from;
-        while (pos < to) {
-            zeros.clear();
-            zeros.limit((int) Math.min(zeros.capacity(), to - pos));
-            pos += writeFully(ch, zeros, pos);
-        }
-    }
-
-    private static int writeFully(FileChannel ch, ByteBuffer b, long position) throws IOException {
-        int total = 0;
-        while (b.hasRemaining()) {
-            total += ch.write(b, position + total);
-        }
-        return total;
-    }
-
-    static void fsyncDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        }
-    }
-
-    // ------------------------------------------------------------------- maintenance
-
-    /**
-     * Runs after a force, so every record written is durable: deletes segments that hold nothing live (oldest
-     * first, so refs to them are released in order), then compacts a little:
-     * <ol>
-     *   <li>the oldest sparse segment (live bytes at most {@code compactionThreshold} of its data) whose refs are
-     *       all satisfied; else</li>
-     *   <li>when the sealed segments together are that sparse, the oldest segment, however live: it is what the
-     *       others' removals refer to, directly or along a chain (a backlog nobody consumes would otherwise keep
-     *       every later segment on disk). Moving it forward lets them go, so the journal stays within about
-     *       {@code live bytes / compactionThreshold}.</li>
-     * </ol>
-     */
-    private void maintain() throws IOException {
-        maintenanceDue = false;
-        historyGuarded = false;
-        for (JournalIndex.Segment s : index.segments()) {
-            if (s != head && index.isDeletable(s)) {
-                if (!guardHistory()) {
-                    return;
-                }
-                delete(s);
-            }
-        }
-        JournalIndex.Segment oldest = null;
-        long data = 0;
-        long live = 0;
-        for (JournalIndex.Segment s : index.segments()) {
-            if (s == head) {
-                break;
-            }
-            long segmentData = s.end() - JournalFormat.HEADER_SIZE;
-            if (s.liveRecords() > 0 && s.liveBytes() <= config.compactionThreshold() * segmentData
-                    && index.refsSatisfied(s)) {
-                compact(s);
-                return;
-            }
-            if (oldest == null) {
-                oldest = s;
-            }
-            data += segmentData;
-            live += s.liveBytes();
-        }
-        if (oldest != null && oldest.liveRecords() > 0 && live <= config.compactionThreshold() * data
-                && index.refsSatisfied(oldest)) {
-            compact(oldest);
-        }
-    }
-
-    /**
-     * Runs the history guard once per maintenance pass; false if it failed (or failed less than a second ago): delete
-     * nothing now, and try again in a later pass.
-     */
-    private boolean guardHistory() {
-        Runnable guard = historyGuard;
-        if (guard == null || historyGuarded) {
-            return true;
-        }
-        if (guardFailedAt != 0 && System.nanoTime() - guardFailedAt < GUARD_RETRY_NANOS) {
-            maintenanceDue = true;
-            return false;
-        }
-        try {
-            guard.run();
-            if (guardFailedAt != 0) {
-                LOG.info("Journal {}: the history guard succeeded again; deleting segments as usual", dir);
-            }
-            guardFailedAt = 0;
-            historyGuarded = true;
-            return true;
-        } catch (RuntimeException e) {
-            if (guardFailedAt == 0) {
-                LOG.warn("Journal {}: keeping segments that are due for deletion, because what must outlive their"
-                        + " records could not be made durable ({}); retrying every second", dir, e.toString());
-            }
-            guardFailedAt = System.nanoTime() | 1;
-            maintenanceDue = true;
-            return false;
-        }
-    }
-
-    private void delete(JournalIndex.Segment s) throws IOException {
-        Files.deleteIfExists(s.path());
-        // a later segment's deletion may depend on this one being gone for good
-        fsyncDirectory(dir);
-        index.removeSegment(s.id());
-        LOG.debug("Deleted journal segment {}", s.path());
-    }
-
-    /**
-     * Rewrites up to {@link #COMPACTION_BYTES_PER_PASS} of {@code s}'s live records at the head; when none is left,
-     * deletes it. The rewritten records supersede the old ones, so a crash at any point replays correctly.
-     */
-    private void compact(JournalIndex.Segment s) throws IOException {
-        if (!guardHistory()) {
-            return;
-        }
-        JournalIndex.LiveState live = index.liveState(s.id());
-        long moved = 0;
-        boolean done = true;
-        try (FileChannel ch = FileChannel.open(s.path(), StandardOpenOption.READ)) {
-            for (JournalIndex.Location l : live.adds()) {
-                if (moved >= COMPACTION_BYTES_PER_PASS) {
-                    done = false;
-                    break;
-                }
-                JournalRecord r;
-                try {
-                    r = SegmentScanner.read(ch, l.offset(), l.size());
-                } catch (JournalFormat.FormatException e) {
-                    throw new IOException("compaction found a corrupt record in " + s.path() + " at offset " + l.offset()
-                            + ": " + e.getMessage());
-                }
-                if (!(r instanceof JournalRecord.Add a) || !a.key().equals(l.key()) || a.message().sequence() != l.sequence()) {
-                    throw new IOException("compaction expected the ADD of " + l.sequence() + " under " + l.key() + " in "
-                            + s.path() + " at offset " + l.offset() + ", but found " + r.getClass().getSimpleName());
-                }
-                StoredMessage m = a.message();
-                if (m.redeliveryCount() != l.redeliveryCount()) {
-                    m = m.withRedeliveryCount(l.redeliveryCount());
-                }
-                append(new JournalRecord.Add(l.key(), m));
-                moved += l.size();
-            }
-        }
-        if (done) {
-            for (JournalRecord.Redelivery r : live.redeliveries()) {
-                append(r);
-            }
-            for (DurableSubscriptionInfo info : live.subscriptions()) {
-                append(new JournalRecord.SubscriptionSave(info));
-            }
-        }
-        flushBuffer();
-        force();
-        LOG.debug("Compacted {} bytes of live records out of {}", moved, s.path());
-        if (index.isDeletable(s)) {
-            delete(s);
-        }
-        maintenanceDue = true;
     }
 
     // ------------------------------------------------------------------- shutdown
