@@ -62,10 +62,6 @@ public final class LocalFrames extends ChannelInboundHandlerAdapter {
             p.addLast(PipelineNames.DECODER, new StompFrameDecoder(limits))
                     .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE);
         }
-        if (FrameWriter.NETTY_CONSOLIDATION) {
-            p.addLast(PipelineNames.FLUSH_CONSOLIDATION, new io.netty.handler.flush.FlushConsolidationHandler(
-                    io.netty.handler.flush.FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
-        }
     }
 
     @Override

@@ -10,8 +10,6 @@ public final class PipelineNames {
     public static final String WS_CODEC = "ws-codec";
     public static final String DECODER = "stomp-decoder";
     public static final String ENCODER = "stomp-encoder";
-    /** Only with {@code -Dfedbridge.flush=consolidation} (see {@link FrameWriter}). */
-    public static final String FLUSH_CONSOLIDATION = "flush-consolidation";
     public static final String HEART_BEAT = "heart-beat";
     public static final String HANDLER = "stomp-handler";
 

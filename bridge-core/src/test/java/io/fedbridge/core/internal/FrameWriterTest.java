@@ -20,74 +20,10 @@ import org.junit.jupiter.api.Test;
 class FrameWriterTest {
 
     private final EventLoopGroup group = new DefaultEventLoopGroup(1);
-    /** Loops as a broker's (epoll where it loads): a task queued lazily there really waits for a wake-up. */
-    private final EventLoopGroup ioLoops = Transports.newEventLoopGroup(1, new io.netty.util.concurrent.DefaultThreadFactory("test-io", true));
-    private final EventLoopGroup writers = Transports.newEventLoopGroup(1, new io.netty.util.concurrent.DefaultThreadFactory("test-writer", true));
 
     @AfterEach
     void stop() {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        writers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        ioLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-    }
-
-    /** A channel on {@link #group} that records the ids of the frames written and how many flushes reached it. */
-    private Channel recordingChannel(List<String> written, java.util.concurrent.atomic.AtomicInteger flushes) {
-        Channel ch = new io.netty.channel.local.LocalChannel();
-        ch.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
-            @Override
-            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-                written.add(((StompFrame) msg).header("id"));
-                promise.trySuccess();
-            }
-
-            @Override
-            public void flush(ChannelHandlerContext ctx) {
-                flushes.incrementAndGet();
-            }
-        });
-        ioLoops.register(ch).syncUninterruptibly();
-        return ch;
-    }
-
-    @Test
-    void shouldWakeAnIdleLoopForABurstWrittenFromAnotherEventLoopAndFlushItOnce() throws Exception {
-        List<String> written = new CopyOnWriteArrayList<>();
-        java.util.concurrent.atomic.AtomicInteger flushes = new java.util.concurrent.atomic.AtomicInteger();
-        Channel ch = recordingChannel(written, flushes);
-        FrameWriter w = new FrameWriter(ch, null);
-        ch.eventLoop().submit(() -> null).get(5, TimeUnit.SECONDS); // the channel's loop is idle now
-
-        // queued without waking the channel's loop, which the writing loop wakes once its task is done
-        writers.next().submit(() -> {
-            for (int i = 1; i <= 100; i++) {
-                w.write(ack(Integer.toString(i)));
-            }
-        }).get(5, TimeUnit.SECONDS);
-
-        org.awaitility.Awaitility.await("the burst reaches the channel").atMost(java.time.Duration.ofSeconds(5))
-                .until(() -> written.size() == 100);
-        assertThat(written).containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(1, 100)
-                .mapToObj(Integer::toString).toList());
-        ch.eventLoop().submit(() -> null).get(5, TimeUnit.SECONDS); // the flush task runs after the drain
-        assertThat(flushes.get()).isEqualTo(1);
-        ch.close().syncUninterruptibly();
-    }
-
-    @Test
-    void shouldRunATaskQueuedOnTheLoopAfterAWriteFromAnotherEventLoopAfterThatWrite() throws Exception {
-        List<String> written = new CopyOnWriteArrayList<>();
-        Channel ch = recordingChannel(written, new java.util.concurrent.atomic.AtomicInteger());
-        FrameWriter w = new FrameWriter(ch, null);
-        List<Integer> seenByTask = new CopyOnWriteArrayList<>();
-        writers.next().submit(() -> {
-            w.write(ack("1"));
-            ch.eventLoop().execute(() -> seenByTask.add(written.size())); // as closeAsync queues its close
-        }).get(5, TimeUnit.SECONDS);
-
-        org.awaitility.Awaitility.await("the task ran").atMost(java.time.Duration.ofSeconds(5)).until(() -> !seenByTask.isEmpty());
-        assertThat(seenByTask).containsExactly(1);
-        ch.close().syncUninterruptibly();
     }
 
     private static StompFrame ack(String id) {

@@ -132,6 +132,11 @@ public final class RabbitMqServer implements AutoCloseable {
         }
     }
 
+    /** Whether the node runs (false after {@link #kill()} until {@link #startAfterKill()}). */
+    public boolean isRunning() {
+        return process != null;
+    }
+
     /** Starts the node again after {@link #kill()}, on the same data and ports. */
     public void startAfterKill() throws IOException, InterruptedException {
         if (process != null) {
