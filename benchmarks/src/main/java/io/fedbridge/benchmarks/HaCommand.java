@@ -312,7 +312,8 @@ public final class HaCommand extends ComparisonCommand {
         throw new BenchmarkException("no " + what + " among " + cs + " within " + timeout.toSeconds() + " s; last status " + last);
     }
 
-    private static void pause(long millis) {
+    /** Harness pacing between polls of child processes (not a test waiting for an outcome). */
+    static void pause(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

@@ -3,7 +3,6 @@ package io.fedbridge.benchmarks;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -274,17 +273,10 @@ public final class RabbitMqNodeMain {
 
     /** RabbitMQ cannot report a port the OS chose: take free ones now. */
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+        return HaCommand.freePort();
     }
 
     private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        HaCommand.pause(millis);
     }
 }

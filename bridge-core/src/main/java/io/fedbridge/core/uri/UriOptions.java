@@ -7,6 +7,7 @@ import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -333,6 +334,15 @@ public final class UriOptions {
                 candidates.add(p + unknown.substring(dot + 1));
             }
         }
+        return nearest(unknown, candidates);
+    }
+
+    /**
+     * The candidate nearest to {@code unknown}, at most two edits away (one for names of up to three characters),
+     * ignoring case; ties go to the alphabetically first. Null if none is that near. The "did you mean" of every
+     * option and key error (URIs here, the broker's config file).
+     */
+    public static String nearest(String unknown, Collection<String> candidates) {
         int limit = unknown.length() <= 3 ? 1 : 2;
         String lower = unknown.toLowerCase(Locale.ROOT);
         String best = null;
