@@ -30,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,11 +90,14 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
 
     /** The network side, a seam for tests. */
     interface Transport {
-        /** Sends a datagram to the group, without waiting. */
-        void send(byte[] datagram);
+        /**
+         * Sends a datagram to the group, without waiting. {@code sealer} makes it (signing it with the next sequence
+         * number) and is called on the transport's one sending thread, so that datagrams leave in sequence order.
+         */
+        void send(Supplier<byte[]> sealer);
 
-        /** Sends a datagram and waits (bounded) until it has left. */
-        void sendAndWait(byte[] datagram);
+        /** As {@link #send}, and waits (bounded) until the datagram has left. */
+        void sendAndWait(Supplier<byte[]> sealer);
 
         void close();
     }
@@ -327,8 +331,8 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
         if (toClose != null) {
             if (dead != null) {
                 // Twice: a lost departure would leave peers retrying this broker until it expires.
-                toClose.send(gate.seal(dead));
-                toClose.sendAndWait(gate.seal(dead));
+                toClose.send(() -> gate.seal(dead));
+                toClose.sendAndWait(() -> gate.seal(dead));
                 sent.addAndGet(2);
             }
             toClose.close();
@@ -380,7 +384,7 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
                 t = newPeer && alive != null ? transport : null;
             }
             if (t != null) {
-                t.send(gate.seal(alive));
+                t.send(() -> gate.seal(alive));
                 sent.incrementAndGet();
             }
             requestDrain();
@@ -491,7 +495,7 @@ public final class MulticastDiscoveryAgent implements DiscoveryAgent {
             expire(clock.instant());
         }
         if (alive != null && t != null) {
-            t.send(gate.seal(alive));
+            t.send(() -> gate.seal(alive));
             sent.incrementAndGet();
         }
         drain();

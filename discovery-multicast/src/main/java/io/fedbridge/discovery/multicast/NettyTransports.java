@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,13 +58,13 @@ final class NettyTransports implements MulticastDiscoveryAgent.TransportFactory 
                 endpoint.localAddress(), config.timeToLive());
         return new MulticastDiscoveryAgent.Transport() {
             @Override
-            public void send(byte[] datagram) {
-                endpoint.send(datagram);
+            public void send(Supplier<byte[]> sealer) {
+                endpoint.send(sealer);
             }
 
             @Override
-            public void sendAndWait(byte[] datagram) {
-                endpoint.sendAndWait(datagram, DEPARTURE_TIMEOUT);
+            public void sendAndWait(Supplier<byte[]> sealer) {
+                endpoint.sendAndWait(sealer, DEPARTURE_TIMEOUT);
             }
 
             @Override

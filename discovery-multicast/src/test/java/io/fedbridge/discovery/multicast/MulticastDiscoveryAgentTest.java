@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** The agent's logic on a fake network and a test-driven clock: every step is deterministic. */
@@ -56,13 +57,13 @@ class MulticastDiscoveryAgentTest {
         }
 
         @Override
-        public void send(byte[] datagram) {
-            sent.add(new String(datagram, StandardCharsets.UTF_8));
+        public void send(Supplier<byte[]> sealer) {
+            sent.add(new String(sealer.get(), StandardCharsets.UTF_8));
         }
 
         @Override
-        public void sendAndWait(byte[] datagram) {
-            send(datagram);
+        public void sendAndWait(Supplier<byte[]> sealer) {
+            send(sealer);
         }
 
         @Override

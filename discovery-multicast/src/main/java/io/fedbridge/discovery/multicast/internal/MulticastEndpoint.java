@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.socket.DatagramChannel;
@@ -23,7 +24,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,7 +129,17 @@ public final class MulticastEndpoint implements AutoCloseable {
 
     /** Sends {@code datagram} to the group; a failure is logged at DEBUG, as for any lost datagram. */
     public void send(byte[] datagram) {
-        channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(datagram), group)).addListener(f -> {
+        send(() -> datagram);
+    }
+
+    /**
+     * Sends the datagram {@code sealer} makes, calling it on the socket's I/O thread just before the datagram leaves:
+     * datagrams leave in the order they were sealed, whichever threads send them. (Sealed on the caller's thread, a
+     * heartbeat sealed on a timer could leave after a reply sealed later on the I/O thread, and a receiver would take
+     * the heartbeat's lower sequence number for a replay.) A failure is logged at DEBUG, as for any lost datagram.
+     */
+    public void send(Supplier<byte[]> sealer) {
+        write(sealer).addListener(f -> {
             if (!f.isSuccess()) {
                 LOG.debug("cannot send to multicast group {}: {}", group, f.cause().toString());
             }
@@ -135,8 +148,30 @@ public final class MulticastEndpoint implements AutoCloseable {
 
     /** Sends {@code datagram} and waits, at most {@code timeout}, until it has left. */
     public boolean sendAndWait(byte[] datagram, Duration timeout) {
-        ChannelFuture sent = channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(datagram), group));
+        return sendAndWait(() -> datagram, timeout);
+    }
+
+    /** As {@link #send(Supplier)}, and waits, at most {@code timeout}, until the datagram has left. */
+    public boolean sendAndWait(Supplier<byte[]> sealer, Duration timeout) {
+        ChannelFuture sent = write(sealer);
         return sent.awaitUninterruptibly(timeout.toMillis(), TimeUnit.MILLISECONDS) && sent.isSuccess();
+    }
+
+    /** Always a task on the event loop, even from it: tasks run in submission order, so seals are in order. */
+    private ChannelFuture write(Supplier<byte[]> sealer) {
+        ChannelPromise promise = channel.newPromise();
+        try {
+            channel.eventLoop().execute(() -> {
+                try {
+                    channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(sealer.get()), group), promise);
+                } catch (RuntimeException e) {
+                    promise.tryFailure(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            promise.tryFailure(e);   // the loop is shutting down: the datagram is lost, as any may be
+        }
+        return promise;
     }
 
     /** The local address the socket is bound to. */
