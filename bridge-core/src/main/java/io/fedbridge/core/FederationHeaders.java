@@ -19,12 +19,20 @@ package io.fedbridge.core;
  * <tr><td>{@value #DUPLICATES}</td><td>RECEIPT</td><td>of such a SEND: how many such SENDs since the previous such receipt
  *     (this one included) were dropped as duplicates</td></tr>
  * <tr><td>{@value #NETWORK_CONSUMER}</td><td>SUBSCRIBE</td><td>"true": a bridge's network subscription</td></tr>
- * <tr><td>{@value #ORIGIN_CONSUMER}</td><td>SUBSCRIBE / advisory</td><td>federation-wide id of the consumer the demand comes from</td></tr>
+ * <tr><td>{@value #ORIGIN_CONSUMER}</td><td>SUBSCRIBE / advisory / lent SEND</td><td>federation-wide id of the consumer the demand comes from (a lent message is for)</td></tr>
  * <tr><td>{@value #CONSUMER_PATH}</td><td>SUBSCRIBE / advisory</td><td>comma-separated ids of the brokers the demand passed, origin first</td></tr>
  * <tr><td>{@value #EXCLUDE_BROKER}</td><td>SUBSCRIBE</td><td>never dispatch messages whose broker path contains this id</td></tr>
  * <tr><td>{@value #MAX_HOPS}</td><td>SUBSCRIBE</td><td>never dispatch messages that already crossed this many bridges</td></tr>
  * <tr><td>{@value #CONSUMER_RANK}</td><td>SUBSCRIBE / advisory</td><td>federation-wide rank of the consumer the demand comes
  *     from, on destinations whose active consumers are limited; the lowest ranks are the active ones</td></tr>
+ * <tr><td>{@value #ACK_THROUGH}</td><td>CONNECTED / SUBSCRIBE</td><td>"true": the broker takes lent messages; the network
+ *     subscription's messages are lent (acknowledged only when the remote consumer acknowledges them)</td></tr>
+ * <tr><td>{@value #BORROWED}</td><td>SEND / RECEIPT</td><td>SEND: "true", a lent message; RECEIPT: {@code acked} or
+ *     {@code returned}, once the consumer settled it</td></tr>
+ * <tr><td>{@value #REDELIVERIES}</td><td>SEND / MESSAGE</td><td>how many times the forwarding broker delivered the message
+ *     of an exclusive queue before: the receiving broker counts them as its own (its consumer sees it redelivered)</td></tr>
+ * <tr><td>{@value #BORROW_CONFIRM}</td><td>RECEIPT / SEND</td><td>RECEIPT: "true", the consumer's ACK waits for the
+ *     lender; SEND: the receipt id of a lent message whose acknowledgement the lender's source confirmed</td></tr>
  * </table>
  *
  * <p>Consumer advisories: a SUBSCRIBE to {@value #CONSUMER_ADVISORY_TOPIC} first receives one
@@ -61,6 +69,35 @@ public final class FederationHeaders {
      * consumer with a rank on a network subscription of its own (no conduit), so every broker sees every rank.
      */
     public static final String CONSUMER_RANK = "fedbridge-consumer-rank";
+    /**
+     * Forwarding without ownership transfer ("ack-through", docs/cluster.md), for queues with a federation-wide exclusive
+     * consumer. CONNECTED, to a federation link: "true" when this broker takes {@link #BORROWED} messages. SUBSCRIBE, on a
+     * network subscription: "true" = what it receives is lent, so its unacknowledged messages are never in doubt (they
+     * go back to the head of the queue at once when the subscription ends).
+     */
+    public static final String ACK_THROUGH = "fedbridge-ack-through";
+    /**
+     * SEND from a federation link holding {@code federate}: "true", the message is lent, not handed over ({@link #REDELIVERIES}
+     * says how often its lender delivered it before), and {@link #ORIGIN_CONSUMER} names
+     * the borrower's consumer it is lent for. The borrower delivers it to that consumer only, stores nothing, and answers the SEND's receipt only when that consumer settled it: with this
+     * header {@code acked} (the lender acknowledges its copy) or {@code returned} (it was not consumed; the lender keeps
+     * it). From an ordinary client it is ignored like every federation header.
+     */
+    public static final String BORROWED = "fedbridge-borrowed";
+    public static final String BORROWED_ACKED = "acked";
+    /**
+     * SEND from a federation link (kept on the message): how many times the broker it comes from delivered it before, set
+     * by bridges on messages of queues with a federation-wide exclusive consumer. The receiving broker starts its own
+     * count there, so a consumer that gets a message another consumer may have had sees it {@code redelivered}.
+     */
+    public static final String REDELIVERIES = "fedbridge-redeliveries";
+    public static final String BORROWED_RETURNED = "returned";
+    /**
+     * RECEIPT of a {@link #BORROWED} SEND: "true" = the consumer asked for a receipt of its ACK, which waits for the
+     * lender; the lender answers, once its source confirmed its own ACK, with a SEND (no destination) carrying this header
+     * and the borrowed SEND's receipt id.
+     */
+    public static final String BORROW_CONFIRM = "fedbridge-borrow-confirm";
     /** SUBSCRIBE: a network subscription may take back messages that came from its peer, after they waited this long (ms) with no local consumer. */
     public static final String REPLAY_DELAY = "fedbridge-replay-delay";
     /** SUBSCRIBE: with replay, "true" = only when no local consumer's selector matches the message. */

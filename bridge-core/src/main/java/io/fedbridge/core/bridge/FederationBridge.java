@@ -117,6 +117,13 @@ public final class FederationBridge implements AutoCloseable {
         clientOptions.keySet().removeAll(io.fedbridge.core.tls.TlsConfig.OPTION_NAMES);
         clientOptions.keySet().removeAll(PeerProfile.OPTION_NAMES);
         b.options(clientOptions, "URI '" + u + "' of bridge " + config.name());
+        if (uri.equals(config.localUri()) && !clientOptions.containsKey("clientId")) {
+            String durable = durableSubscriptionName(u);
+            if (durable != null) {
+                // Artemis and ActiveMQ key a durable subscription by the connection's client-id; this one is stable per bridge.
+                b.clientId(durable);
+            }
+        }
         if (io.fedbridge.core.internal.Transports.isTls(u)) {
             // The peer URI's own TLS options (static:(ssl://b:1?trustStore=...)) override the connector's.
             io.fedbridge.core.tls.TlsConfig tls = config.tls() == null ? io.fedbridge.core.tls.TlsConfig.ofDefaults() : config.tls();
@@ -125,6 +132,20 @@ public final class FederationBridge implements AutoCloseable {
             b.tls(own.isEmpty() ? tls : tls.withOptions(own, "peer URI '" + u + "' of bridge " + config.name()));
         }
         return b.build();
+    }
+
+    /**
+     * The stable name under which this bridge reads its statically included topics durably from its local broker
+     * {@code local}, or null if it does not: only one-way bridges with static topics whose local broker may be a foreign
+     * one (fedbridge's own vm:// never is) and whose URI does not say {@code durableTopicSubscriptions=false}.
+     */
+    private String durableSubscriptionName(CompositeUri local) {
+        if (config.duplex() || config.staticallyIncludedDestinations().stream().noneMatch(d -> d.startsWith("/topic/"))
+                || io.fedbridge.core.internal.Transports.isLocal(local)) {
+            return null;
+        }
+        PeerProfile profile = PeerProfile.fromOptions(local.options(), "URI '" + local + "'");
+        return profile.durableTopicSubscriptions() ? profile.stableSubscriptionName(config.name()) : null;
     }
 
     /** How destinations are named on the broker behind {@code c}, reached through {@code uri}. */
@@ -181,6 +202,12 @@ public final class FederationBridge implements AutoCloseable {
         }
         io.fedbridge.core.bridge.internal.PeerNames localNames = names(config.localUri(), local, localId);
         io.fedbridge.core.bridge.internal.PeerNames remoteNames = names(config.remoteUri(), remote, remoteId);
+        String durable = localId == null ? durableSubscriptionName(CompositeUri.parse(config.localUri())) : null;
+        if (durable != null) {
+            // A foreign local broker: read static topics from it durably, under the client-id this connection sent.
+            String clientId = local.config().clientId();
+            localNames = localNames.withDurableSubscriptions(clientId != null ? clientId : durable);
+        }
         synchronized (directions) {
             directions.add(new Direction(this, config, local, localId, localNames, remote, remoteId, remoteNames, "outbound"));
             if (config.duplex()) {

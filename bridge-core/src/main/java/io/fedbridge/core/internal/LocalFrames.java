@@ -25,7 +25,8 @@ import io.netty.channel.local.LocalChannel;
  * {@link io.fedbridge.core.FederationHeaders#FEDERATE}, a bridge's or HA link's) shares the body array of the MESSAGE
  * the broker wrote. Its sender is the broker, which never changes a stored message's body, and its receiver is
  * fedbridge's own bridge engine, which only passes the body on; the copy was a fifth of what a forwarding broker
- * allocated per message.
+ * allocated per message. Such a frame whose {@code content-length} already reads as the encoder would write it is not
+ * copied at all (see {@code asEncoded}).
  */
 public final class LocalFrames extends ChannelInboundHandlerAdapter {
 
@@ -83,7 +84,29 @@ public final class LocalFrames extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(new MalformedFrame(problem, f.headers().get(StompHeaders.RECEIPT)));
             return;
         }
-        ctx.fireChannelRead(received(f, sharesBodies));
+        ctx.fireChannelRead(sharesBodies && asEncoded(f) ? f : received(f, sharesBodies));
+    }
+
+    /**
+     * Whether {@code f} already reads as its copy would: one {@code content-length}, the body's length (or none and
+     * no body). On a federation link's client end such a frame is passed on as it is, headers and all: its sender, the
+     * broker, made it for this one write and keeps no reference to it, and the bridge engine that receives it reads
+     * it and builds frames of its own; copying its dozen headers was the largest cost left on the broker's vm://
+     * hop to its own bridge.
+     */
+    private static boolean asEncoded(StompFrame f) {
+        StompHeaders h = f.headers();
+        String length = null;
+        for (int i = 0; i < h.size(); i++) {
+            if (h.name(i).equals(StompHeaders.CONTENT_LENGTH)) {
+                if (length != null) {
+                    return false;
+                }
+                length = h.value(i);
+            }
+        }
+        int n = f.body().length;
+        return length == null ? n == 0 : length.equals(Decimals.of(n));
     }
 
     /** The decoder's limits, applied to a frame object; null when it passes. */
@@ -126,14 +149,14 @@ public final class LocalFrames extends ChannelInboundHandlerAdapter {
             if (name.equals(StompHeaders.CONTENT_LENGTH)) {
                 if (!length) {
                     length = true;
-                    h.add(name, Integer.toString(body.length));
+                    h.add(name, Decimals.of(body.length));
                 }
                 continue;
             }
             h.add(name, in.value(i));
         }
         if (!length && body.length > 0) {
-            h.add(StompHeaders.CONTENT_LENGTH, Integer.toString(body.length));
+            h.add(StompHeaders.CONTENT_LENGTH, Decimals.of(body.length));
         }
         return new StompFrame(f.command(), h, body.length == 0 || sharedBody ? body : body.clone());
     }

@@ -1,5 +1,8 @@
 package io.fedbridge.core.internal;
 
+import static java.nio.charset.StandardCharsets.US_ASCII;
+
+import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompHeaders;
 import io.netty.buffer.ByteBuf;
@@ -7,15 +10,50 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToByteEncoder;
+import io.netty.util.concurrent.FastThreadLocal;
 
 /**
  * Encodes {@link StompFrame}s. Escapes header names and values (except in CONNECT/CONNECTED, as STOMP 1.2
  * requires) and always writes {@code content-length} for a non-empty body, so bodies may contain NUL.
+ *
+ * <p>The command line and the header block are written into a per-thread scratch array with plain array stores
+ * (one pass per header name and value, escaping as it goes) and copied into the frame's buffer at once, followed by
+ * the body: three buffer calls per frame instead of several per header. A header with a non-ASCII char, or too long
+ * for the scratch array, takes the general path (escape, then Netty's UTF-8 writer) with the same output bytes.
+ * Stateless but for that per-thread array, hence {@code @Sharable}.
  */
 @ChannelHandler.Sharable
 public final class StompFrameEncoder extends MessageToByteEncoder<StompFrame> {
 
     public static final StompFrameEncoder INSTANCE = new StompFrameEncoder();
+
+    /** Scratch bytes per thread; a header block that does not fit is written in several pieces. */
+    static final int SCRATCH_SIZE = 4096;
+
+    private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+            return new byte[SCRATCH_SIZE];
+        }
+    };
+
+    /** "COMMAND\n" per command, by ordinal. */
+    private static final byte[][] COMMAND_LINES = new byte[StompCommand.values().length][];
+
+    private static final byte[] CONTENT_LENGTH_COLON = (StompHeaders.CONTENT_LENGTH + ":").getBytes(US_ASCII);
+
+    /** For each ASCII char, the letter that follows its backslash when escaped, or 0 if it is written as it is. */
+    private static final byte[] ESCAPES = new byte[128];
+
+    static {
+        for (StompCommand c : StompCommand.values()) {
+            COMMAND_LINES[c.ordinal()] = (c.name() + "\n").getBytes(US_ASCII);
+        }
+        ESCAPES['\\'] = '\\';
+        ESCAPES['\n'] = 'n';
+        ESCAPES['\r'] = 'r';
+        ESCAPES[':'] = 'c';
+    }
 
     private StompFrameEncoder() {
         super(StompFrame.class);
@@ -33,8 +71,10 @@ public final class StompFrameEncoder extends MessageToByteEncoder<StompFrame> {
 
     /** Writes one frame to {@code out}; public so that frames can be pre-encoded once for fan-out. */
     public static void encode(StompFrame frame, ByteBuf out) {
-        out.writeCharSequence(frame.command().name(), java.nio.charset.StandardCharsets.US_ASCII);
-        out.writeByte('\n');
+        byte[] b = SCRATCH.get();
+        byte[] commandLine = COMMAND_LINES[frame.command().ordinal()];
+        System.arraycopy(commandLine, 0, b, 0, commandLine.length);
+        int w = commandLine.length;
         boolean escape = !frame.command().isConnectFrame();
         StompHeaders h = frame.headers();
         byte[] body = frame.body();
@@ -42,19 +82,23 @@ public final class StompFrameEncoder extends MessageToByteEncoder<StompFrame> {
         for (int i = 0; i < h.size(); i++) {
             String name = h.name(i);
             if (name.equals(StompHeaders.CONTENT_LENGTH)) {
-                if (wroteLength) {
-                    continue;
+                if (!wroteLength) {
+                    wroteLength = true;
+                    w = writeContentLength(out, b, w, body.length);
                 }
-                wroteLength = true;
-                writeHeader(out, name, Integer.toString(body.length), false);
                 continue;
             }
-            writeHeader(out, name, h.value(i), escape);
+            w = writeHeader(out, b, w, name, h.value(i), escape);
         }
         if (!wroteLength && body.length > 0) {
-            writeHeader(out, StompHeaders.CONTENT_LENGTH, Integer.toString(body.length), false);
+            w = writeContentLength(out, b, w, body.length);
         }
-        out.writeByte('\n');
+        if (w == b.length) {
+            out.writeBytes(b, 0, w);
+            w = 0;
+        }
+        b[w++] = '\n';
+        out.writeBytes(b, 0, w);
         out.writeBytes(body);
         out.writeByte(0);
     }
@@ -68,49 +112,77 @@ public final class StompFrameEncoder extends MessageToByteEncoder<StompFrame> {
         return n + n / 8;
     }
 
-    private static void writeHeader(ByteBuf out, String name, String value, boolean escape) {
-        writeText(out, name, escape);
+    /** Appends "name:value\n" to {@code b} from {@code w}, or writes it (and what {@code b} holds) to {@code out}. */
+    private static int writeHeader(ByteBuf out, byte[] b, int w, String name, String value, boolean escape) {
+        int worst = 2 * (name.length() + value.length()) + 2;
+        if (w + worst > b.length) {
+            out.writeBytes(b, 0, w);
+            w = 0;
+        }
+        if (worst <= b.length) {
+            int end = writeAscii(b, w, name, escape);
+            if (end >= 0) {
+                b[end++] = ':';
+                end = writeAscii(b, end, value, escape);
+                if (end >= 0) {
+                    b[end++] = '\n';
+                    return end;
+                }
+            }
+        }
+        // non-ASCII, or longer than the scratch array: what b holds up to w, then the header the general way
+        out.writeBytes(b, 0, w);
+        writeGeneral(out, name, escape);
         out.writeByte(':');
-        writeText(out, value, escape);
+        writeGeneral(out, value, escape);
         out.writeByte('\n');
+        return 0;
     }
 
     /**
-     * One pass over {@code s}: plain ASCII that needs no escape (nearly every header) goes out as it is, with no
-     * second scan for escapes and no UTF-8 encoder; anything else takes the general path.
+     * Copies {@code s} into {@code b} from {@code w}, escaping if asked; returns the end, or -1 at the first non-ASCII
+     * char. The caller made room for every char escaped.
      */
-    private static void writeText(ByteBuf out, String s, boolean escape) {
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
+    private static int writeAscii(byte[] b, int w, String s, boolean escape) {
+        for (int i = 0, n = s.length(); i < n; i++) {
             char c = s.charAt(i);
-            if (c >= 0x80 || escape && (c == '\\' || c == '\n' || c == '\r' || c == ':')) {
-                writeSlow(out, s, escape);
-                return;
+            if (c >= 0x80) {
+                return -1;
+            }
+            byte e = escape ? ESCAPES[c] : 0;
+            if (e == 0) {
+                b[w++] = (byte) c;
+            } else {
+                b[w++] = '\\';
+                b[w++] = e;
             }
         }
-        out.writeCharSequence(s, java.nio.charset.StandardCharsets.US_ASCII);
+        return w;
     }
 
-    private static void writeSlow(ByteBuf out, String s, boolean escape) {
-        if (escape && isAscii(s)) {
-            // ASCII with escapes (a federation id's ':', on every forwarded message): two bytes per escaped char, room
-            // made once, no StringBuilder, no copy
-            int n = s.length();
-            out.ensureWritable(2 * n);
-            int w = out.writerIndex();
-            for (int i = 0; i < n; i++) {
-                char c = s.charAt(i);
-                switch (c) {
-                    case '\\' -> w = escaped(out, w, '\\');
-                    case '\n' -> w = escaped(out, w, 'n');
-                    case '\r' -> w = escaped(out, w, 'r');
-                    case ':' -> w = escaped(out, w, 'c');
-                    default -> out.setByte(w++, c);
-                }
-            }
-            out.writerIndex(w);
-            return;
+    private static int writeContentLength(ByteBuf out, byte[] b, int w, int length) {
+        if (w + CONTENT_LENGTH_COLON.length + 11 > b.length) {
+            out.writeBytes(b, 0, w);
+            w = 0;
         }
+        System.arraycopy(CONTENT_LENGTH_COLON, 0, b, w, CONTENT_LENGTH_COLON.length);
+        w += CONTENT_LENGTH_COLON.length;
+        int digits = 1;
+        for (int v = length; v >= 10; v /= 10) {
+            digits++;
+        }
+        int v = length;
+        for (int p = w + digits - 1; p >= w; p--) {
+            b[p] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        w += digits;
+        b[w++] = '\n';
+        return w;
+    }
+
+    /** Escapes (if asked) and writes {@code s} as UTF-8, as Netty's writer does it (lone surrogates included). */
+    private static void writeGeneral(ByteBuf out, String s, boolean escape) {
         if (escape && needsEscape(s)) {
             StringBuilder sb = new StringBuilder(s.length() + 8);
             for (int i = 0; i < s.length(); i++) {
@@ -126,21 +198,6 @@ public final class StompFrameEncoder extends MessageToByteEncoder<StompFrame> {
             s = sb.toString();
         }
         ByteBufUtil.writeUtf8(out, s);
-    }
-
-    private static int escaped(ByteBuf out, int w, char c) {
-        out.setByte(w, '\\');
-        out.setByte(w + 1, c);
-        return w + 2;
-    }
-
-    private static boolean isAscii(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            if (s.charAt(i) >= 0x80) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static boolean needsEscape(String s) {

@@ -53,7 +53,7 @@ class LocalFramesTest {
     }
 
     @Test
-    void shouldShareTheBodyArrayWithTheClientEndOfAFederationLinkButStillCopyTheHeaders() {
+    void shouldShareTheBodyArrayWithTheClientEndOfAFederationLinkAndCopyHeadersThatDoNotReadAsEncoded() {
         release();
         channel = new EmbeddedChannel(new LocalFrames(FrameLimits.ofDefaults(), true));
         StompFrame sent = send("hello", "destination", "/queue/a");
@@ -62,8 +62,43 @@ class LocalFramesTest {
         StompFrame got = channel.readInbound();
 
         assertThat(got.body()).isSameAs(sent.body());
-        assertThat(got.headers()).isNotSameAs(sent.headers());
+        assertThat(got.headers()).as("no content-length: the copy gets the encoder's").isNotSameAs(sent.headers());
         assertThat(got.header("content-length")).isEqualTo("5");
+
+        StompFrame wrongLength = send("hello", "destination", "/queue/a", "content-length", "4");
+        channel.writeInbound(wrongLength);
+        assertThat(((StompFrame) channel.readInbound()).header("content-length")).isEqualTo("5");
+
+        StompFrame twice = send("hello", "destination", "/queue/a", "content-length", "5", "content-length", "5");
+        channel.writeInbound(twice);
+        assertThat(((StompFrame) channel.readInbound()).headers().size()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldPassAFrameThatReadsAsEncodedOnAFederationLinkAsItIsButStillCheckIt() {
+        release();
+        channel = new EmbeddedChannel(new LocalFrames(new FrameLimits(1024, 3, 64), true));
+        StompFrame sent = send("hello", "destination", "/queue/a", "content-length", "5");
+        StompFrame empty = StompFrame.of(StompCommand.RECEIPT, "receipt-id", "r-1");
+
+        channel.writeInbound(sent, empty);
+
+        assertThat((StompFrame) channel.readInbound()).isSameAs(sent);
+        assertThat((StompFrame) channel.readInbound()).isSameAs(empty);
+        channel.writeInbound(send("x", "destination", "/queue/a", "content-length", "1", "a", "1", "b", "2"));
+        assertThat(((MalformedFrame) channel.readInbound()).reason()).isEqualTo("SEND frame has more than the limit of 3 headers");
+    }
+
+    @Test
+    void shouldCopyEvenAFrameThatReadsAsEncodedForAnOrdinaryReceiver() {
+        start(FrameLimits.ofDefaults());
+        StompFrame sent = send("hello", "destination", "/queue/a", "content-length", "5");
+
+        channel.writeInbound(sent);
+
+        StompFrame got = channel.readInbound();
+        assertThat(got).isNotSameAs(sent);
+        assertThat(got.body()).isNotSameAs(sent.body());
     }
 
     @Test

@@ -3,7 +3,6 @@ package io.fedbridge.core.bridge.internal;
 import io.fedbridge.core.AckMode;
 import io.fedbridge.core.FederationHeaders;
 import io.fedbridge.core.ReceivedMessage;
-import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompConnection;
 import io.fedbridge.core.StompHeaders;
@@ -11,12 +10,15 @@ import io.fedbridge.core.Subscription;
 import io.fedbridge.core.SubscriptionRequest;
 import io.fedbridge.core.bridge.BridgeConfig;
 import io.fedbridge.core.bridge.FederationBridge;
+import io.fedbridge.core.internal.TurnBudget;
+import io.fedbridge.core.internal.TurnQueue;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,13 +28,15 @@ import org.slf4j.LoggerFactory;
  * target's RECEIPT says it has the message.
  *
  * <p>Parts with names of their own: {@link DemandPolicy} (which demand this direction takes on), {@link DemandRegistry}
- * (which of the broker's routes carries an origin's demand), {@link ForwardFrames} (the SEND written for a MESSAGE).
+ * (which of the broker's routes carries an origin's demand), {@link ForwardFrames} (the SEND written for a MESSAGE),
+ * {@link Lending} (a ranked subscription's messages are lent, and acknowledged at the source once the remote consumer
+ * acknowledged them), {@link BatchedReceipts} (one receipt per burst of forwards, when the target orders its receipts).
  *
  * <p>Concurrency: advisories and receipts arrive on the target connection's I/O thread; forwards run on the source
  * connection's I/O thread (on its dispatch thread when a filter may block); {@link #reconcile} runs on whichever thread
- * changed the registry. The demand maps, the network subscriptions and their windows, and {@code unreceipted} are
- * guarded by this object's lock, which is never held while waiting for the network. With batched receipts the
- * burst state ({@code held}, {@code sinceReceipt}, {@code releaseScheduled}) is confined to the source's I/O thread.
+ * changed the registry. The demand maps, the network subscriptions and their windows, and the batched receipts' list
+ * of unreceipted forwards are guarded by this object's lock, which is never held while waiting for the network. With
+ * batched receipts the burst state is confined to the source's I/O thread (see {@link BatchedReceipts}).
  */
 public final class Direction implements DemandRegistry.Route {
 
@@ -43,7 +47,7 @@ public final class Direction implements DemandRegistry.Route {
     }
 
     /** One network subscription on the source, carrying the demand of one or more identical remote consumers. */
-    private final class NetworkSub {
+    final class NetworkSub {
         final String key;
         final String destination;
         final String selector;
@@ -51,6 +55,8 @@ public final class Direction implements DemandRegistry.Route {
         final String origin;
         /** The remote consumer's federation-wide rank (a subscription of its own), or null. */
         final String rank;
+        /** Its messages are lent to the target, acknowledged here only when the remote consumer acks them ({@link Lending}). */
+        final boolean ackThrough;
         final io.fedbridge.core.bridge.RemoteConsumer consumer;
         final List<io.fedbridge.core.bridge.BridgeFilter> filters;
         // Sized for the usual one member and an empty window: ten thousand of these wait for a first message.
@@ -65,6 +71,8 @@ public final class Direction implements DemandRegistry.Route {
         NetworkSub(String key, String destination, String selector, List<String> path, String origin, String rank) {
             this.key = key;
             this.rank = rank;
+            // only to the consumer's own broker: a broker in between passes messages on, so it must own them
+            this.ackThrough = rank != null && lending != null && path.size() == 1;
             this.destination = destination;
             this.selector = selector;
             this.path = path;
@@ -75,7 +83,7 @@ public final class Direction implements DemandRegistry.Route {
     }
 
     /** A message taken from a network subscription, until the source is told it may forget it. */
-    private static final class Forward {
+    static final class Forward {
         final NetworkSub ns;
         final ReceivedMessage message;
         StompFrame frame;
@@ -101,6 +109,8 @@ public final class Direction implements DemandRegistry.Route {
     private final PeerNames sourceNames;
     private final ForwardFrames forwardFrames;
     private final DemandPolicy demandPolicy;
+    /** Lends ranked subscriptions' messages to the target, if it takes lent messages; else null. */
+    private final Lending lending;
     private final Map<String, Demand> demands = new HashMap<>();
     /**
      * Per origin, how many of the target's consumers carry its demand, by path. The target can hold two for a moment:
@@ -114,27 +124,16 @@ public final class Direction implements DemandRegistry.Route {
     private volatile boolean stopped;
     /**
      * The target promises ordered receipts ({@link FederationHeaders#ORDERED_RECEIPTS}) and no filter blocks: then a
-     * receipt is asked for only on the last forward of each burst (and at least every {@link #receiptEvery}), each
-     * receipt settles every forward before it, and the source gets one cumulative ACK per subscription for them.
+     * receipt is asked for only on the last forward of each burst, each receipt settles every forward before it, and
+     * the source gets one cumulative ACK per subscription for them ({@link #batched}, null otherwise).
      */
     private final boolean batchedReceipts;
+    private final BatchedReceipts batched;
     /** SUBSCRIBE header values every network subscription carries: one string each, not one per subscription. */
     private final String prefetchValue;
     private final String maxHopsValue;
-    private final int receiptEvery;
-    /** Forwards written to the target and not yet covered by a receipt, in write order. Guarded by this. */
-    private final ArrayDeque<Forward> unreceipted = new ArrayDeque<>();
-    // Confined to the source's I/O thread, where every network subscription forwards when receipts are batched:
-    private Forward held;
-    private int sinceReceipt;
-    private boolean releaseScheduled;
-    private volatile io.netty.util.concurrent.EventExecutor sourceLoop; // read by the target I/O thread
-    /** Receipts asked for and not yet arrived. */
-    private final java.util.concurrent.atomic.AtomicInteger receiptsOutstanding = new java.util.concurrent.atomic.AtomicInteger();
-    /** A burst ended while a receipt was outstanding: once it arrives, ask for one covering the rest. */
-    private volatile boolean receiptWanted;
-    /** The last forward written asked for no receipt. */
-    private boolean unreceiptedTail;
+    /** Advisories waiting for their turn (see onAdvisory); confined to the target's I/O thread. */
+    private TurnQueue<ReceivedMessage> advisories;
 
     public Direction(FederationBridge bridge, BridgeConfig config, StompConnection source, String sourceId,
                      StompConnection target, String targetId, String label) {
@@ -156,12 +155,13 @@ public final class Direction implements DemandRegistry.Route {
         this.label = config.name() + " (" + label + ")";
         this.forwardFrames = new ForwardFrames(this.label, sourceId != null ? sourceId : registryKey, targetKey, sourceNames, targetNames);
         this.demandPolicy = new DemandPolicy(config, registryKey);
+        this.lending = Lending.lendsTo(target) ? new Lending(source, target) : null;
         StompHeaders connected = target.connectedHeaders();
         boolean ordered = connected != null && "true".equals(connected.get(FederationHeaders.ORDERED_RECEIPTS));
         // Not from RabbitMQ: with two network subscriptions on one connection (static and demand), its cumulative
         // ack:client is not confined to one subscription, and messages went missing in RabbitMqInteropIT.
         this.batchedReceipts = ordered && !config.filtersMayBlock() && sourceNames.dialect() != io.fedbridge.core.bridge.Dialect.RABBITMQ;
-        this.receiptEvery = Math.max(1, Math.min(128, config.prefetchSize() / 2));
+        this.batched = batchedReceipts ? new BatchedReceipts(this, target, bridge, config.prefetchSize()) : null;
         this.prefetchValue = Integer.toString(config.prefetchSize());
         this.maxHopsValue = Integer.toString(config.messageTTL());
     }
@@ -205,6 +205,10 @@ public final class Direction implements DemandRegistry.Route {
         return targetId;
     }
 
+    boolean isStopped() {
+        return stopped;
+    }
+
     public synchronized int networkSubscriptionCount() {
         int n = 0;
         for (NetworkSub ns : subs.values()) {
@@ -221,7 +225,27 @@ public final class Direction implements DemandRegistry.Route {
 
     // ---------------------------------------------------------------- demand
 
+    /**
+     * Target I/O thread: takes advisories in at most {@link TurnBudget#FRAMES_PER_TURN} per event-loop turn, the rest of
+     * a burst (10,000 consumers arriving at once) waiting here, in order, for the next turns; so the forwards, receipts
+     * and SUBSCRIBEs on this loop keep moving between slices instead of waiting for the whole burst.
+     */
     private void onAdvisory(ReceivedMessage m) {
+        if (stopped) {
+            return;
+        }
+        if (advisories == null) {
+            io.netty.util.concurrent.EventExecutor loop = io.netty.util.internal.ThreadExecutorMap.currentExecutor();
+            if (loop == null) {
+                takeAdvisory(m);
+                return;
+            }
+            advisories = TurnQueue.of(loop, TurnBudget.FRAMES_PER_TURN, this::takeAdvisory);
+        }
+        advisories.offer(m);
+    }
+
+    private void takeAdvisory(ReceivedMessage m) {
         if (stopped) {
             return;
         }
@@ -374,8 +398,8 @@ public final class Direction implements DemandRegistry.Route {
         if (stopped) {
             return;
         }
-        SubscriptionRequest.Builder r = sourceNames.subscription(ns.destination)
-                .ackMode(batchedReceipts ? AckMode.CLIENT : AckMode.CLIENT_INDIVIDUAL).selector(ns.selector)
+        SubscriptionRequest.Builder r = sourceNames.subscription(ns.destination, ns.origin.startsWith("static:"))
+                .ackMode(batchedReceipts && !ns.ackThrough ? AckMode.CLIENT : AckMode.CLIENT_INDIVIDUAL).selector(ns.selector)
                 .prefetch(config.prefetchSize())
                 .header(FederationHeaders.NETWORK_CONSUMER, "true")
                 .header(FederationHeaders.ORIGIN_CONSUMER, ns.origin)
@@ -386,6 +410,9 @@ public final class Direction implements DemandRegistry.Route {
         }
         if (ns.rank != null) {
             r.header(FederationHeaders.CONSUMER_RANK, ns.rank);
+        }
+        if (ns.ackThrough) {
+            r.header(FederationHeaders.ACK_THROUGH, "true");
         }
         // ActiveMQ's and RabbitMQ's names too, so foreign brokers honour the window and priority.
         r.header("activemq.prefetchSize", prefetchValue);
@@ -443,6 +470,10 @@ public final class Direction implements DemandRegistry.Route {
             ForwardFrames.Outgoing out = forwardFrames.of(m, ns.destination);
             frame = out.frame();
             replay = out.replay();
+            if (ns.rank != null && m.redeliveryCount() > 0) {
+                // an exclusive queue's message its consumer may have had: the next one is told (docs/cluster.md)
+                frame.headers().set(FederationHeaders.REDELIVERIES, Integer.toString(m.redeliveryCount()));
+            }
             for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
                 if (!f.beforeForward(ns.consumer, frame)) {
                     dropped = true;
@@ -458,12 +489,12 @@ public final class Direction implements DemandRegistry.Route {
         }
         if (dropped) {
             bridge.countFiltered();
-            if (batchedReceipts) {
+            if (batchedReceipts && !ns.ackThrough) {
                 Forward fw = new Forward(ns, m, null);
                 synchronized (this) {
                     fw.done = true;
                     ns.window.addLast(fw);
-                    acknowledgeDone(ns);
+                    batched.acknowledgeDone(ns);
                 }
                 return;
             }
@@ -483,8 +514,12 @@ public final class Direction implements DemandRegistry.Route {
             bridge.countReplayed();
         }
         bridge.countForwarded();
+        if (ns.ackThrough) {
+            lend(ns, m, frame);
+            return;
+        }
         if (batchedReceipts) {
-            forwardBatched(new Forward(ns, m, frame));
+            batched.forward(new Forward(ns, m, frame));
             return;
         }
         try {
@@ -518,178 +553,33 @@ public final class Direction implements DemandRegistry.Route {
         }
     }
 
-    // ---------------------------------------------------------------- batched receipts (source I/O thread)
-
-    /**
-     * Holds the newest forward back until the next one arrives (then it goes without a receipt) or the burst ends
-     * (then it goes with one): a burst of forwards costs one RECEIPT and, per subscription, one ACK.
-     */
-    private void forwardBatched(Forward fw) {
-        synchronized (this) {
-            fw.ns.window.addLast(fw);
+    /** Ack-through: the subscription's window slot stays taken until the consumer settled the message ({@link Lending}). */
+    private void lend(NetworkSub ns, ReceivedMessage m, StompFrame frame) {
+        CompletableFuture<Boolean> settled;
+        try {
+            settled = lending.lend(m, frame, ns.origin);
+        } catch (RuntimeException e) {
+            bridge.countAbandoned();
+            bridge.fail(e);
+            return;
         }
-        Forward previous = held;
-        held = fw;
-        if (previous != null) {
-            write(previous, false);
-        }
-        if (++sinceReceipt >= receiptEvery) {
-            releaseHeld();
-        } else if (!releaseScheduled) {
-            io.netty.util.concurrent.EventExecutor loop = io.netty.util.internal.ThreadExecutorMap.currentExecutor();
-            if (loop == null) {
-                releaseHeld();
+        settled.whenComplete((acked, e) -> {
+            if (e != null) {
+                // Unacknowledged at the source: it goes back to the head of its queue when this link's subscription ends.
+                bridge.countAbandoned();
+                bridge.fail(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e);
                 return;
             }
-            sourceLoop = loop;
-            releaseScheduled = true;
-            loop.execute(this::burstEnded); // runs after the frames already read in this burst were forwarded
-        }
-    }
-
-    /**
-     * The end of a burst. Its last forward goes out with a receipt request if none is outstanding; else it goes out
-     * at once without one, and when the outstanding receipt arrives a receipt-only frame settles what followed. So a
-     * busy link asks for about one receipt per round trip, and no message ever waits for a receipt to go out.
-     */
-    private void burstEnded() {
-        releaseScheduled = false;
-        if (stopped || held == null) {
-            return;
-        }
-        if (receiptsOutstanding.get() == 0) {
-            releaseHeld();
-            return;
-        }
-        Forward h = held;
-        held = null;
-        write(h, false);
-        receiptWanted = true;
-        if (receiptsOutstanding.get() == 0) { // the outstanding one arrived meanwhile and did not see receiptWanted
-            receiptIfWanted();
-        }
-    }
-
-    /** Source I/O thread: asks for a receipt covering the forwards written since the last one asked for. */
-    private void receiptIfWanted() {
-        if (!receiptWanted || stopped || receiptsOutstanding.get() != 0) {
-            return;
-        }
-        receiptWanted = false;
-        if (held != null || !unreceiptedTail) {
-            return; // a burst is in progress (its end asks), or the last write asked already
-        }
-        StompHeaders h = new StompHeaders(2);
-        h.add(FederationHeaders.RECEIPT_ONLY, "true");
-        sinceReceipt = 0;
-        write(new Forward(null, null, new StompFrame(StompCommand.SEND, h)), true);
-    }
-
-    private void releaseHeld() {
-        Forward h = held;
-        held = null;
-        if (h != null) {
-            sinceReceipt = 0;
-            write(h, true);
-        }
-    }
-
-    private void write(Forward fw, boolean receipt) {
-        StompFrame frame = fw.frame;
-        fw.frame = null;
-        unreceiptedTail = !receipt;
-        synchronized (this) {
-            unreceipted.addLast(fw); // in write order: only this thread writes forwards
-        }
-        try {
-            if (receipt) {
-                receiptsOutstanding.incrementAndGet();
-                target.sendForReceipt(frame).whenComplete((r, e) -> onReceipt(fw, r, e));
-            } else {
-                target.sendFrame(frame, false);
+            bridge.countReceipted(1, 0);
+            synchronized (this) {
+                ns.inflight--;
+                unsubscribeIfDrained(ns); // a returned message waits at the source for this subscription to end
             }
-        } catch (RuntimeException e) {
-            abandonUnreceipted();
-            bridge.fail(e);
-        }
-    }
-
-    /** A receipt settles its forward and every one written before it (ordered receipts). Target I/O thread. */
-    private void onReceipt(Forward last, StompFrame receipt, Throwable e) {
-        if (receiptsOutstanding.decrementAndGet() == 0 && receiptWanted && sourceLoop != null) {
-            sourceLoop.execute(this::receiptIfWanted);
-        }
-        if (e != null) {
-            abandonUnreceipted();
-            bridge.fail(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e);
-            return;
-        }
-        java.util.ArrayList<Forward> covered = new java.util.ArrayList<>();
-        synchronized (this) {
-            Forward fw;
-            do {
-                fw = unreceipted.pollFirst();
-                if (fw == null) {
-                    break; // abandoned meanwhile: the bridge is failing
-                }
-                fw.done = true;
-                if (fw.ns != null) { // not a receipt-only frame
-                    covered.add(fw);
-                }
-            } while (fw != last);
-        }
-        String dups = receipt.header(FederationHeaders.DUPLICATES);
-        int duplicates = 0;
-        try {
-            duplicates = dups == null ? 0 : Integer.parseInt(dups);
-        } catch (NumberFormatException ignored) {
-            // a peer that says something else: count none
-        }
-        bridge.countReceipted(covered.size(), duplicates);
-        Set<NetworkSub> touched = new LinkedHashSet<>();
-        for (Forward fw : covered) {
-            if (!keepsForwarding(fw.ns, receipt)) {
-                synchronized (this) {
-                    hold(fw.ns);
-                }
-            }
-            touched.add(fw.ns);
-        }
-        synchronized (this) {
-            for (NetworkSub ns : touched) {
-                acknowledgeDone(ns);
-            }
-        }
-    }
-
-    /**
-     * Acknowledges, with one cumulative ACK, the done forwards at the head of {@code ns}'s window. Under the lock,
-     * so ACKs leave in delivery order; {@code ack} never blocks (every caller is on an I/O thread).
-     */
-    private void acknowledgeDone(NetworkSub ns) {
-        ReceivedMessage last = null;
-        int n = 0;
-        while (!ns.window.isEmpty() && ns.window.peekFirst().done) {
-            last = ns.window.pollFirst().message;
-            n++;
-        }
-        if (last == null) {
-            return;
-        }
-        ns.inflight -= n;
-        try {
-            last.ack();
-        } catch (RuntimeException ackFailed) {
-            // The source connection is gone; the messages return to their queue and are deduplicated on resend.
-            // Failing the bridge withdraws demand from other routes: not while holding this Direction's lock.
-            FederationBridge.timers().execute(() -> bridge.fail(ackFailed));
-            return;
-        }
-        unsubscribeIfDrained(ns);
+        });
     }
 
     /** Whether every filter of {@code ns} lets it go on forwarding after this receipt. */
-    private static boolean keepsForwarding(NetworkSub ns, StompFrame receipt) {
+    static boolean keepsForwarding(NetworkSub ns, StompFrame receipt) {
         boolean keep = true;
         for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
             keep &= f.afterReceipt(ns.consumer, receipt);
@@ -698,22 +588,9 @@ public final class Direction implements DemandRegistry.Route {
     }
 
     /** A subscription whose demand went away ends once nothing it forwarded is left unsettled. Holds the lock. */
-    private void unsubscribeIfDrained(NetworkSub ns) {
+    void unsubscribeIfDrained(NetworkSub ns) {
         if (ns.draining && ns.inflight == 0 && !ns.unsubscribed) {
             unsubscribe(ns);
-        }
-    }
-
-    private void abandonUnreceipted() {
-        int n = 0;
-        synchronized (this) {
-            for (Forward fw : unreceipted) {
-                n += fw.ns != null ? 1 : 0;
-            }
-            unreceipted.clear();
-        }
-        for (int i = 0; i < n; i++) {
-            bridge.countAbandoned();
         }
     }
 
@@ -721,7 +598,7 @@ public final class Direction implements DemandRegistry.Route {
      * A filter asked to hold this subscription back: end it (undelivered messages return to the source queue)
      * and offer its demand again after the filter's hold time.
      */
-    private void hold(NetworkSub ns) {
+    void hold(NetworkSub ns) {
         if (ns.draining || ns.unsubscribed) {
             return; // going away already
         }

@@ -5,6 +5,7 @@ import io.fedbridge.core.ReceivedMessage;
 import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompHeaders;
+import io.fedbridge.core.internal.Decimals;
 import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -67,7 +68,7 @@ final class ForwardFrames {
         }
         List<String> before = oldPath == null || oldPath.isEmpty() ? List.of() : FederationHeaders.parsePath(oldPath);
         h.add(FederationHeaders.BROKER_PATH, before.isEmpty() ? hop : oldPath + "," + hop);
-        h.add(FederationHeaders.HOPS, Integer.toString(before.size() + 1));
+        h.add(FederationHeaders.HOPS, Decimals.of(before.size() + 1));
         if (federationId == null) {
             federationId = hop + ":" + sourceNames.stableMessageId(in);
             h.add(FederationHeaders.FEDERATION_ID, federationId);

@@ -30,10 +30,31 @@ public final class PeerNames {
 
     private final Dialect dialect;
     private final DestinationMap map;
+    /** The stable name of this broker's durable subscriptions for statically included topics, or null: not durable. */
+    private final String durableName;
 
     private PeerNames(Dialect dialect, DestinationMap map) {
+        this(dialect, map, null);
+    }
+
+    private PeerNames(Dialect dialect, DestinationMap map, String durableName) {
         this.dialect = dialect;
         this.map = map;
+        this.durableName = durableName;
+    }
+
+    /**
+     * These names, reading statically included topics through durable subscriptions named after {@code name} (the
+     * CONNECT {@code client-id} this connection sent, for Artemis and ActiveMQ); for a foreign broker only, which a bridge
+     * cannot ask to keep a topic's messages otherwise.
+     */
+    public PeerNames withDurableSubscriptions(String name) {
+        return new PeerNames(dialect, map, java.util.Objects.requireNonNull(name, "name"));
+    }
+
+    /** The stable name of durable subscriptions on this broker, or null if the bridge subscribes to topics plainly. */
+    public String durableName() {
+        return durableName;
     }
 
     /**
@@ -72,11 +93,47 @@ public final class PeerNames {
 
     /** The SUBSCRIBE for the network subscription on fedbridge destination {@code name}. */
     public SubscriptionRequest.Builder subscription(String name) {
+        return subscription(name, false);
+    }
+
+    /**
+     * The SUBSCRIBE for the network subscription on fedbridge destination {@code name}; {@code statically}: it is a
+     * statically included destination, which a topic reads durably when {@link #withDurableSubscriptions} said so
+     * (a renamed destination is read exactly as written).
+     */
+    public SubscriptionRequest.Builder subscription(String name, boolean statically) {
         SubscriptionRequest.Builder r = SubscriptionRequest.builder(peerName(name));
-        if (dialect == Dialect.ARTEMIS && map.toPeer(name) == null) {
+        boolean renamed = map.toPeer(name) != null;
+        if (dialect == Dialect.ARTEMIS && !renamed) {
             r.header("subscription-type", routingType(name));
         }
+        if (statically && durableName != null && !renamed && name.startsWith("/topic/")) {
+            durable(r, name);
+        }
         return r;
+    }
+
+    /**
+     * Makes {@code r} a durable subscription on the topic {@code name}, under each product's own headers. Artemis keeps
+     * it as the queue {@code CLIENT-ID.TOPIC}, ActiveMQ as the subscription TOPIC of the client-id, RabbitMQ as the
+     * durable queue {@code NAME.TOPIC} bound to the topic.
+     */
+    private void durable(SubscriptionRequest.Builder r, String name) {
+        String topic = subscriptionName(name);
+        switch (dialect) {
+            case ARTEMIS -> r.header("durable-subscription-name", topic);
+            case RABBITMQ -> {
+                String queue = durableName + "." + topic;
+                r.header(StompHeaders.ID, queue).header("durable", "true").header("auto-delete", "false")
+                        .header("x-queue-name", queue);
+            }
+            default -> r.header("activemq.subscriptionName", topic).header("durable-subscription-name", topic);
+        }
+    }
+
+    /** A topic's part of a durable subscription's name: its name without {@code /topic/}, wildcards as {@code _}. */
+    static String subscriptionName(String topic) {
+        return topic.substring("/topic/".length()).replaceAll("[^A-Za-z0-9._-]+", "_");
     }
 
     /**
@@ -174,6 +231,6 @@ public final class PeerNames {
 
     @Override
     public String toString() {
-        return "PeerNames[" + dialect + (map.rules().isEmpty() ? "" : ", " + map) + "]";
+        return "PeerNames[" + dialect + (map.rules().isEmpty() ? "" : ", " + map) + (durableName == null ? "" : ", durable " + durableName) + "]";
     }
 }

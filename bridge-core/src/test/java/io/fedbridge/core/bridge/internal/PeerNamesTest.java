@@ -119,4 +119,50 @@ class PeerNamesTest {
         assertThat(m.toString()).isEqualTo("/queue/a=/amq/queue/a;/topic/b.>=/exchange/b/>");
         assertThat(m.toPeer("/topic/c")).isNull();
     }
+
+    @Test
+    void shouldReadAStaticTopicDurablyWithEachProductsHeaders() {
+        SubscriptionRequest artemis = connectedTo("ActiveMQ-Artemis/2.44.0").withDurableSubscriptions("fedbridge.b1")
+                .subscription("/topic/prices.>", true).build();
+        assertThat(artemis.extraHeaders()).containsEntry("durable-subscription-name", "prices._")
+                .containsEntry("subscription-type", "MULTICAST");
+
+        SubscriptionRequest rabbit = connectedTo("RabbitMQ/3.10.8").withDurableSubscriptions("fedbridge.b1")
+                .subscription("/topic/prices", true).build();
+        assertThat(rabbit.extraHeaders()).containsEntry("durable", "true").containsEntry("auto-delete", "false")
+                .containsEntry("x-queue-name", "fedbridge.b1.prices").containsEntry("id", "fedbridge.b1.prices");
+
+        SubscriptionRequest activeMq = connectedTo("ActiveMQ/6.1.7").withDurableSubscriptions("fedbridge.b1")
+                .subscription("/topic/prices", true).build();
+        assertThat(activeMq.extraHeaders()).containsEntry("activemq.subscriptionName", "prices");
+    }
+
+    @Test
+    void shouldReadQueuesDemandAndRenamedTopicsPlainly() {
+        PeerNames rabbit = connectedTo("RabbitMQ/3.10.8", "destinationMap", "/topic/news=/amq/queue/news.fedbridge")
+                .withDurableSubscriptions("fedbridge.b1");
+        assertThat(rabbit.subscription("/queue/orders", true).build().extraHeaders()).doesNotContainKey("durable");
+        assertThat(rabbit.subscription("/topic/prices", false).build().extraHeaders()).as("demand").doesNotContainKey("durable");
+        assertThat(rabbit.subscription("/topic/news", true).build().extraHeaders()).as("renamed").doesNotContainKey("durable");
+        assertThat(connectedTo("RabbitMQ/3.10.8").subscription("/topic/prices", true).build().extraHeaders())
+                .as("not asked for").doesNotContainKey("durable");
+    }
+
+    @Test
+    void shouldDeriveAStableDurableSubscriptionNameOrTakeTheUrisOwn() {
+        PeerProfile derived = PeerProfile.fromOptions(java.util.Map.of(), "test URI");
+        assertThat(derived.durableTopicSubscriptions()).isTrue();
+        assertThat(derived.stableSubscriptionName("tcp://artemis:61613->vm://F1"))
+                .isEqualTo("fedbridge.tcp_artemis_61613-_vm_F1")
+                .isEqualTo(derived.stableSubscriptionName("tcp://artemis:61613->vm://F1"));
+        assertThat(derived.stableSubscriptionName("x".repeat(300))).hasSizeLessThanOrEqualTo(120);
+        PeerProfile own = PeerProfile.fromOptions(java.util.Map.of("durableSubscriptionName", "orders-bridge",
+                "durableTopicSubscriptions", "false"), "test URI");
+        assertThat(own.stableSubscriptionName("anything")).isEqualTo("orders-bridge");
+        assertThat(own.durableTopicSubscriptions()).isFalse();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PeerProfile.fromOptions(
+                        java.util.Map.of("durableSubscriptionName", "a b"), "URI 'tcp://x:1'"))
+                .hasMessageContaining("URI 'tcp://x:1'").hasMessageContaining("durableSubscriptionName must be")
+                .hasMessageContaining("'a b'");
+    }
 }
