@@ -63,6 +63,19 @@ public interface MessageStore extends AutoCloseable {
     default void beforeDiscardingHistory(Runnable guard) {
     }
 
+    /**
+     * Runs {@code work} on the calling thread as one atomic unit of this store: the adds, removals and redelivery
+     * counts it makes on this store from this thread become durable all together or not at all — after a crash
+     * (kill -9, power loss) the store holds every one of them or none. Their futures complete once the whole unit is
+     * durable. The broker commits a STOMP transaction this way (its sends and its acks). Durable subscription changes
+     * are not part of the unit (they are written at once), and {@code work} must not wait for the futures of its own
+     * writes. A call inside {@code work} joins the unit that is open. The default, for stores that cannot, runs
+     * {@code work} as it is (each write on its own).
+     */
+    default void atomically(Runnable work) {
+        work.run();
+    }
+
     /** Records a new redelivery count for a stored message (best effort: may be batched with later writes). */
     void updateRedeliveryCount(String key, long sequence, int redeliveryCount);
 

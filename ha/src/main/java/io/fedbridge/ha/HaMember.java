@@ -4,21 +4,14 @@ import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
 import io.fedbridge.broker.BrokerException;
 import io.fedbridge.broker.HaConfig;
-import io.fedbridge.broker.internal.HaGate;
-import io.fedbridge.broker.security.Identity;
 import io.fedbridge.broker.store.InMemoryMessageStore;
 import io.fedbridge.broker.store.JournalMessageStore;
 import io.fedbridge.broker.store.StoreConfig;
-import io.fedbridge.core.StompHeaders;
 import io.fedbridge.ha.internal.BackupReplica;
 import io.fedbridge.ha.internal.DataDirectory;
-import io.fedbridge.ha.internal.Replication;
 import io.fedbridge.ha.internal.ReplicatingStore;
 import io.fedbridge.ha.internal.ReplicationHub;
-import io.fedbridge.ha.internal.ZkCoordinator;
-import io.netty.channel.ChannelHandler;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +39,11 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * Thread-safe: role changes run one at a time on the member's own thread.
+ * Thread-safe: role changes run one at a time on the member's own thread; role and state are volatile fields that
+ * the broker's I/O threads, JMX and status callers read. Parts with names of their own, in this package:
+ * {@link Election} (promotion by ZooKeeper), {@link MemberGate} (what the broker asks: clients refused, backups'
+ * replication links accepted) and {@link MemberJmx}; the replication itself is in {@code io.fedbridge.ha.internal}
+ * ({@link BackupReplica} on a backup, {@link ReplicationHub} and {@link ReplicatingStore} on the primary).
  */
 public final class HaMember implements AutoCloseable {
 
@@ -61,8 +58,9 @@ public final class HaMember implements AutoCloseable {
     private final ScheduledExecutorService thread;
     /** Records the READY set in ZooKeeper: it may wait on ZooKeeper, so not on the member's thread. */
     private final java.util.concurrent.ExecutorService recorder;
-    private final Gate gate = new Gate();
-    private final ZkCoordinator zk;
+    private final MemberGate gate;
+    /** Null without {@code ha.zookeeper}: promotion is by hand only. */
+    private final Election election;
     private volatile HaRole role = HaRole.BACKUP;
     private volatile HaState state = HaState.JOINING;
     private volatile Broker broker;
@@ -79,6 +77,7 @@ public final class HaMember implements AutoCloseable {
     /** Set when the primary starts fencing itself: from then on it refuses clients. */
     private volatile boolean fencing;
     private volatile boolean closed;
+    private volatile javax.management.ObjectName jmxName;
 
     private HaMember(BrokerConfig config) {
         this.config = config;
@@ -100,7 +99,8 @@ public final class HaMember implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.zk = ha.zookeeper() == null ? null : new ZkCoordinator(ha, config.name(), data, new ZkCallbacks(), thread);
+        this.gate = new MemberGate(this, ha);
+        this.election = ha.zookeeper() == null ? null : new Election(this, ha, config.name(), data, thread);
     }
 
     /** A data directory belongs to one group: a node configured into another is an error naming both. */
@@ -133,20 +133,9 @@ public final class HaMember implements AutoCloseable {
         HaMember m = new HaMember(config);
         try {
             m.thread.submit(m::startBackup).get(60, TimeUnit.SECONDS);
-            m.registerJmx();
-            if (m.zk != null) {
-                m.zk.start(m.ownUri);
-                m.thread.execute(m::reconsiderElection);
-                // Again every second: a ZooKeeper connection that comes back changes no data, so no event says so.
-                m.thread.scheduleWithFixedDelay(() -> {
-                    try {
-                        if (m.role == HaRole.BACKUP && m.zk.isConnected()) {
-                            m.reconsiderElection();
-                        }
-                    } catch (RuntimeException e) {
-                        LOG.warn("HA member {}: periodic election check failed: {}", config.name(), e.toString(), e);
-                    }
-                }, 1, 1, TimeUnit.SECONDS);
+            m.jmxName = MemberJmx.register(m, m.ha.group());
+            if (m.election != null) {
+                m.election.start(m.ownUri);
             } else {
                 LOG.info("HA member {} of group {}: no ha.zookeeper, so promotion is by hand only (fedbridge ha promote)",
                         config.name(), m.ha.group());
@@ -160,57 +149,6 @@ public final class HaMember implements AutoCloseable {
             throw new BrokerException("HA member " + config.name() + " did not start: " + cause, cause);
         }
         return m;
-    }
-
-    private volatile javax.management.ObjectName jmxName;
-
-    private void registerJmx() {
-        try {
-            javax.management.ObjectName n = new javax.management.ObjectName("io.fedbridge:type=HaMember,name="
-                    + javax.management.ObjectName.quote(config.name()));
-            HaMemberMXBean bean = new HaMemberMXBean() {
-                @Override
-                public String getGroup() {
-                    return ha.group();
-                }
-
-                @Override
-                public String getRole() {
-                    return role.label();
-                }
-
-                @Override
-                public String getState() {
-                    return state().label();
-                }
-
-                @Override
-                public long getEpoch() {
-                    return data.epoch();
-                }
-
-                @Override
-                public String getPrimary() {
-                    return primaryUri();
-                }
-
-                @Override
-                public String getLastError() {
-                    Object e = status().get("lastError");
-                    return e == null ? null : e.toString();
-                }
-
-                @Override
-                public String promote(boolean force) {
-                    return HaMember.this.promote(force).toString();
-                }
-            };
-            java.lang.management.ManagementFactory.getPlatformMBeanServer()
-                    .registerMBean(new javax.management.StandardMBean(bean, HaMemberMXBean.class, true), n);
-            jmxName = n;
-        } catch (javax.management.JMException e) {
-            LOG.warn("HA member {}: not in JMX: {}", config.name(), e.toString());
-        }
     }
 
     public HaRole role() {
@@ -257,9 +195,8 @@ public final class HaMember implements AutoCloseable {
         }
         BackupReplica r = replica;
         String p = r == null ? null : r.primaryUri();
-        if (p == null && zk != null) {
-            ZkCoordinator.GroupState s = zk.state();
-            p = s == null ? null : s.uri();
+        if (p == null && election != null) {
+            p = election.primaryUri();
         }
         return p;
     }
@@ -377,7 +314,8 @@ public final class HaMember implements AutoCloseable {
         }
     }
 
-    private void becomePrimary(long epoch, List<String> expected) {
+    /** Becomes primary with {@code epoch}, expecting the backups {@code expected} to catch up. On the member's thread. */
+    void becomePrimary(long epoch, List<String> expected) {
         if (closed || role == HaRole.PRIMARY) {
             return;
         }
@@ -395,7 +333,8 @@ public final class HaMember implements AutoCloseable {
             old.close();
         }
         long t2 = System.nanoTime();
-        ReplicationHub h = new ReplicationHub(config.name(), epoch, ha.backupTimeout(), zk == null ? null : zk::recordReady, recorder);
+        ReplicationHub h = new ReplicationHub(config.name(), epoch, ha.backupTimeout(),
+                election == null ? null : election.readySet(), recorder);
         ReplicatingStore s;
         try {
             s = new ReplicatingStore(JournalMessageStore.open(storeConfig), h, ha.replicate());
@@ -445,7 +384,8 @@ public final class HaMember implements AutoCloseable {
                 (t4 - t3) / 1_000_000);
     }
 
-    private void demote(String why) {
+    /** Steps down to backup: fences the hub, closes the broker, starts looking for the primary. On the member's thread. */
+    void demote(String why) {
         if (role != HaRole.PRIMARY || closed) {
             return;
         }
@@ -472,78 +412,28 @@ public final class HaMember implements AutoCloseable {
         startBackup();
     }
 
-    private void reconsiderElection() {
-        if (zk == null || closed) {
-            return;
-        }
-        if (role == HaRole.PRIMARY) {
-            return;
-        }
-        ZkCoordinator.GroupState s = zk.state();
-        BackupReplica r = replica;
-        boolean complete = r != null && r.isReady();
-        boolean recorded = s != null && s.ready().contains(config.name()) && s.epoch() == data.epoch();
-        if (complete && recorded) {
-            state = HaState.READY; // a complete copy, and the group knows it: this member may be promoted
-        } else if (state == HaState.READY && s != null && !s.ready().contains(config.name())) {
-            state = r != null && r.isConnected() ? HaState.CATCHUP : HaState.JOINING;
-        }
-        announce();
-        // The primary of record, deposed (its ZooKeeper session lapsed) or restarted, with nobody elected since: its
-        // journal holds everything it receipted, so it may stand again beside the READY backups (one of them or it
-        // wins; each holds every receipted message). Without this, a group whose backups had all left the READY set
-        // would wait for an operator although the newest copy is right here.
-        boolean formerPrimary = s != null && config.name().equals(s.primary()) && s.epoch() == data.epoch()
-                && (r == null || !r.isConnected());
-        boolean eligible = s == null && zk.isConnected() && state == HaState.JOINING && (r == null || !r.isConnected())
-                || state == HaState.READY && recorded || formerPrimary && zk.isConnected();
-        zk.eligible(eligible);
+    /** Hands {@link #demote} to the member's thread. Any thread. */
+    void demoteLater(String why) {
+        thread.execute(() -> demote(why));
     }
 
-    private final class ZkCallbacks implements ZkCoordinator.Callbacks {
-        @Override
-        public void elected(long epoch) {
-            ZkCoordinator.GroupState s = zk.state();
-            List<String> expected = new ArrayList<>();
-            if (s != null) {
-                for (String m : s.ready()) {
-                    if (!m.equals(config.name())) {
-                        expected.add(m);
-                    }
-                }
+    /**
+     * ZooKeeper's connection is suspended or lost: a primary stops receipting now, before its session can expire and a
+     * successor be chosen, then steps down. On Curator's thread; does not block.
+     */
+    void stopReceipting(String why) {
+        ReplicationHub h = hub;
+        if (role == HaRole.PRIMARY && h != null) {
+            LOG.warn("HA member {}: {}: stops receipting now", config.name(), why);
+            // Clients first: a send that was not receipted is then resent elsewhere by a failover client, rather
+            // than answered with an ERROR it would take as a rejection.
+            fencing = true;
+            Broker b = broker;
+            if (b != null) {
+                b.closeConnections();
             }
-            becomePrimary(epoch, expected);
-        }
-
-        @Override
-        public void deposed(String why) {
-            demote(why);
-        }
-
-        @Override
-        public void suspended(String why) {
-            ReplicationHub h = hub;
-            if (role == HaRole.PRIMARY && h != null) {
-                LOG.warn("HA member {}: {}: stops receipting now", config.name(), why);
-                // Clients first: a send that was not receipted is then resent elsewhere by a failover client, rather
-                // than answered with an ERROR it would take as a rejection.
-                fencing = true;
-                Broker b = broker;
-                if (b != null) {
-                    b.closeConnections();
-                }
-                h.fence("broker " + config.name() + " is no longer sure to be the primary of HA group " + ha.group() + ": " + why);
-                thread.execute(() -> demote(why));
-            }
-        }
-
-        @Override
-        public void stateChanged(ZkCoordinator.GroupState s) {
-            if (role == HaRole.PRIMARY && s.epoch() > data.epoch()) {
-                demote("ZooKeeper names " + s.primary() + " primary with epoch " + s.epoch());
-                return;
-            }
-            reconsiderElection();
+            h.fence("broker " + config.name() + " is no longer sure to be the primary of HA group " + ha.group() + ": " + why);
+            thread.execute(() -> demote(why));
         }
     }
 
@@ -552,18 +442,18 @@ public final class HaMember implements AutoCloseable {
         public void joining(String primaryUri, String primaryBrokerId, long epoch) {
             state = HaState.CATCHUP;
             thread.execute(HaMember.this::announce);
-            if (zk != null) {
-                zk.eligible(false); // about to empty the journal: not a copy any more
+            if (election != null) {
+                election.withdraw(); // about to empty the journal: not a copy any more
             }
         }
 
         @Override
         public void ready() {
-            if (zk == null) {
+            if (election == null) {
                 state = HaState.READY;
                 thread.execute(HaMember.this::announce);
             } else {
-                thread.execute(HaMember.this::reconsiderElection); // READY once the primary recorded it in ZooKeeper
+                thread.execute(election::reconsider); // READY once the primary recorded it in ZooKeeper
             }
         }
 
@@ -575,87 +465,43 @@ public final class HaMember implements AutoCloseable {
         }
     }
 
-    // ---------------------------------------------------------------- what the broker asks
+    // ---------------------------------------------------------------- for the parts
 
-    private final class Gate implements HaGate {
-        @Override
-        public String refuseClient(boolean adminRequest) {
-            if (role == HaRole.PRIMARY) {
-                ReplicationHub h = hub;
-                return fencing || h != null && h.isFenced() ? "broker " + config.name() + " is no longer the primary of HA group "
-                        + ha.group() : null;
-            }
-            if (adminRequest) {
-                return null;
-            }
-            String primary = primaryUri();
-            return "broker " + config.name() + " is a backup of HA group " + ha.group() + " (state " + state.label() + ") and "
-                    + "refuses clients; " + (primary == null ? "no primary is known yet" : "the primary is " + primary);
-        }
+    /** The state as last set, without {@link #state()}'s recovering-to-active check. */
+    HaState stateNow() {
+        return state;
+    }
 
-        @Override
-        public String primaryUri() {
-            return HaMember.this.primaryUri();
-        }
+    /** On the member's thread. */
+    void state(HaState s) {
+        state = s;
+    }
 
-        @Override
-        public boolean isBackup() {
-            return role != HaRole.PRIMARY;
-        }
+    ReplicationHub hub() {
+        return hub;
+    }
 
-        @Override
-        public String refuseBackup(StompHeaders connect, Identity identity, StompHeaders connected) {
-            String group = connect.get(HaGate.BACKUP_HEADER);
-            if (!ha.group().equals(group)) {
-                return "broker " + config.name() + " is a member of HA group " + ha.group() + ", not " + group;
-            }
-            ReplicationHub h = hub;
-            if (role != HaRole.PRIMARY || h == null || h.isFenced()) {
-                String p = HaMember.this.primaryUri();
-                return "broker " + config.name() + " is not the primary of HA group " + ha.group()
-                        + (p == null || p.equals(ownUri) ? "" : "; the primary is " + p);
-            }
-            long theirs = parseEpoch(connect.get(Replication.MEMBER_EPOCH));
-            if (theirs > h.epoch()) {
-                LOG.warn("HA member {}: backup {} has seen epoch {}, newer than this primary's {}: this primary is deposed",
-                        config.name(), connect.get(Replication.MEMBER), theirs, h.epoch());
-                thread.execute(() -> demote("a backup has seen epoch " + theirs + ", newer than this primary's " + h.epoch()));
-                return "this primary's epoch " + h.epoch() + " is from the past (the backup has seen " + theirs + ")";
-            }
-            connected.add(Replication.EPOCH, Long.toString(h.epoch()));
-            return null;
-        }
+    ReplicatingStore store() {
+        return store;
+    }
 
-        private long parseEpoch(String s) {
-            try {
-                return s == null ? 0 : Long.parseLong(s);
-            } catch (NumberFormatException e) {
-                return 0;
-            }
-        }
+    BackupReplica replica() {
+        return replica;
+    }
 
-        @Override
-        public ChannelHandler newReplicationHandler(StompHeaders connect) {
-            String member = connect.get(Replication.MEMBER);
-            ReplicatingStore s = store;
-            return io.fedbridge.ha.internal.Links.newLink(hub, member == null ? "?" : member, ha.group(), s::snapshot);
-        }
+    /** Whether this primary has begun fencing itself (it refuses clients from then on). */
+    boolean isFencing() {
+        return fencing;
+    }
 
-        @Override
-        public Map<String, Object> status() {
-            return HaMember.this.status();
-        }
-
-        @Override
-        public Map<String, Object> promote(boolean force) {
-            return HaMember.this.promote(force);
-        }
+    boolean isClosed() {
+        return closed;
     }
 
     private volatile String announced = "";
 
     /** Publishes {@code ha-state} on the serving broker's management events when role, state or epoch changed. */
-    private void announce() {
+    void announce() {
         Broker b = broker;
         String now = role.label() + " " + state.label() + " " + data.epoch();
         if (b == null || now.equals(announced) || b.management() == null) {
@@ -682,7 +528,7 @@ public final class HaMember implements AutoCloseable {
         m.put("state", state().label());
         m.put("epoch", data.epoch());
         m.put("primary", primaryUri());
-        m.put("promotion", zk == null ? "manual" : "zookeeper");
+        m.put("promotion", election == null ? "manual" : "zookeeper");
         m.put("replicate", ha.replicate().name().toLowerCase(java.util.Locale.ROOT));
         ReplicationHub h = hub;
         BackupReplica r = replica;
@@ -697,8 +543,8 @@ public final class HaMember implements AutoCloseable {
             String e = r == null ? null : r.lastError();
             m.put("lastError", e != null ? e : lastError);
         }
-        if (zk != null) {
-            m.put("zookeeperConnected", zk.isConnected());
+        if (election != null) {
+            m.put("zookeeperConnected", election.isConnected());
         }
         m.put("members", ha.brokers());
         return m;
@@ -710,18 +556,11 @@ public final class HaMember implements AutoCloseable {
             return;
         }
         closed = true;
-        javax.management.ObjectName n = jmxName;
-        if (n != null) {
-            try {
-                java.lang.management.ManagementFactory.getPlatformMBeanServer().unregisterMBean(n);
-            } catch (javax.management.JMException e) {
-                LOG.debug("HA member {}: JMX: {}", config.name(), e.toString());
-            }
-        }
+        MemberJmx.unregister(jmxName, config.name());
         try {
             thread.submit(() -> {
-                if (zk != null) {
-                    zk.close();
+                if (election != null) {
+                    election.close();
                 }
                 ScheduledFuture<?> t = timeouts;
                 if (t != null) {

@@ -414,7 +414,7 @@ public final class BrokerCore {
      */
     private CompletableFuture<Void> accept(QueueDestination q, BrokerMessage m) {
         memory.reserve(m.size);
-        QueueEntry entry = new QueueEntry(m, q.storeKey, 0);
+        QueueEntry entry = new QueueEntry(m, q.storeKey, SessionHeaders.priorDeliveries(m.headers));
         boolean durable = q.storeKey != null && m.persistent && store.isPersistent();
         synchronized (q.arrivalLock) {
             CompletableFuture<Void> before = q.lastArrival;

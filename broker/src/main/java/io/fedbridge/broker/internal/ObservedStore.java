@@ -73,6 +73,12 @@ final class ObservedStore implements MessageStore {
         store.updateRedeliveryCount(key, sequence, redeliveryCount);
     }
 
+    /** The store's unit; observers still hear each operation on its own (a queue replica is not part of the unit). */
+    @Override
+    public void atomically(Runnable work) {
+        store.atomically(work);
+    }
+
     @Override
     public void recoverHistory(BiConsumer<String, Boolean> sink) {
         store.recoverHistory(sink);

@@ -5,7 +5,6 @@ import io.fedbridge.broker.DestinationStats;
 import io.fedbridge.broker.LimitBehavior;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,11 +15,14 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>All state is guarded by the queue's monitor. Dispatch never blocks: it writes to consumer connections,
  * which buffer up to a high-water mark; a consumer whose connection is not writable, or whose prefetch
- * window is full, is skipped until it acks or drains.
+ * window is full, is skipped until it acks or drains. Its parts hold a reference to the queue (or nothing of it) and
+ * no lock of their own; they are called with the queue's lock held: {@link PendingMessages} (the messages waiting,
+ * by priority, and their reordering after a handover or a promotion) and {@link QueueConsumers} (the consumers, the
+ * active set and ranks, message groups, and the pick of a consumer for a message). The queue keeps admission,
+ * dispatch, acks and redelivery, loans for ack-through and the management views.
  */
 final class QueueDestination {
 
-    private static final int PRIORITIES = 10;
     /**
      * How long a broker waits, when its own consumer takes over a ranked queue from a remote one, before delivering: the
      * time for messages still on their way from the old active consumer's broker to arrive (docs/cluster.md).
@@ -33,24 +35,12 @@ final class QueueDestination {
     volatile DestinationPolicy policy;
     final boolean sharedQueue;
     private final BrokerCore core;
-    /**
-     * Pending messages by message priority. Null until a message arrives, and each priority's deque null until a
-     * message of that priority does: most of ten thousand queues hold nothing, most others one priority.
-     */
-    private ArrayDeque<QueueEntry>[] pending;
-    private final List<ServerConsumer> consumers = new ArrayList<>();
+    private final PendingMessages pending = new PendingMessages();
+    private final QueueConsumers consumers = new QueueConsumers(this);
     private final List<Runnable> pausedProducers = new ArrayList<>();
-    private final MessageGroups groups = new MessageGroups();
-    /** The consumers that may receive ({@link #active()}), for {@link #activeFor}'s policy; recomputed on every change. */
-    private List<ServerConsumer> active = List.of();
-    private DestinationPolicy activeFor;
-    /** The latest TIME of a consumer's rank this queue saw (ConsumerRanks). */
-    private long latestRankTime;
     /** A handover: nothing is delivered before this time (epoch ms); then the pending messages are put in origin order. */
     private long holdUntil;
     private boolean sortAfterHold;
-    private int pendingCount;
-    private int roundRobin;
     private long enqueued;
     private long dequeued;
     private long expired;
@@ -64,41 +54,19 @@ final class QueueDestination {
     /** Guards {@link #lastArrival}: the enqueue of the latest accepted message (see BrokerCore.accept). */
     final Object arrivalLock = new Object();
     CompletableFuture<Void> lastArrival = BrokerCore.DONE;
-    /** Set by pick: whether any consumer had room (so a null pick meant "selectors refuse", not "full"). */
-    private boolean pickSawRoom;
     private volatile int pendingSnapshot;
+    private ScheduledDelivery schedule;
 
     /**
      * @param sharedQueue a queue proper (one copy of a message for one of its consumers), not a topic subscriber's:
      *                    only there does a local consumer's ack mean every other copy of the message is a duplicate
      */
-    private ScheduledDelivery schedule;
-
     QueueDestination(BrokerCore core, String name, String storeKey, DestinationPolicy policy, boolean sharedQueue) {
         this.sharedQueue = sharedQueue;
         this.core = core;
         this.name = name;
         this.storeKey = storeKey;
         this.policy = policy;
-    }
-
-    /** The pending messages of {@code priority}, or null if none ever came. */
-    private ArrayDeque<QueueEntry> pendingAt(int priority) {
-        return pending == null ? null : pending[priority];
-    }
-
-    /** The pending messages of {@code priority}, created on first use. */
-    @SuppressWarnings("unchecked")
-    private ArrayDeque<QueueEntry> pendingFor(int priority) {
-        if (pending == null) {
-            pending = new ArrayDeque[PRIORITIES];
-        }
-        ArrayDeque<QueueEntry> d = pending[priority];
-        if (d == null) {
-            d = new ArrayDeque<>();
-            pending[priority] = d;
-        }
-        return d;
     }
 
     // ---------------------------------------------------------------- admission (policies)
@@ -125,8 +93,8 @@ final class QueueDestination {
                         + policy.maxTotalMsgBytes() + ", limitBehavior=REJECT_NEWEST)";
             }
             case REMOVE_OLDEST -> {
-                while (isFull(m.size) && pendingCount > 0) {
-                    QueueEntry oldest = removeOldestPending();
+                while (isFull(m.size) && pending.count() > 0) {
+                    QueueEntry oldest = pending.removeOldest();
                     core.deadLetter(this, oldest, "removed-by-policy");
                     forget(oldest);
                 }
@@ -147,31 +115,24 @@ final class QueueDestination {
         return true;
     }
 
-    private QueueEntry removeOldestPending() {
-        QueueEntry oldest = null;
-        int from = -1;
-        for (int p = 0; p < PRIORITIES; p++) {
-            ArrayDeque<QueueEntry> d = pendingAt(p);
-            QueueEntry head = d == null ? null : d.peekFirst();
-            if (head != null && (oldest == null || head.message.sequence < oldest.message.sequence)) {
-                oldest = head;
-                from = p;
-            }
-        }
-        pending[from].pollFirst();
-        pendingCount--;
-        return oldest;
-    }
-
     // ---------------------------------------------------------------- flow
 
     synchronized void enqueue(QueueEntry e) {
         if (deleted && !revive()) {
             core.release(e);
+            if (e.loan != null) {
+                e.loan.returned();
+            }
             return;
         }
-        pendingFor(e.message.priority).addLast(e);
-        pendingCount++;
+        // A lent message waits for the consumer it was lent for, even while that one is not active here yet (the lender may
+        // have learned before us that the consumer ahead of it left). If it is gone (or the lender is), the lender keeps it.
+        if (e.loan != null && (e.loan.isSettled() || !consumers.hasLocalConsumer(e.loan.consumerId))) {
+            core.release(e);
+            e.loan.returned();
+            return;
+        }
+        pending.addLast(e);
         enqueued++;
         held++;
         heldBytes += e.message.size;
@@ -184,11 +145,11 @@ final class QueueDestination {
      * passed: a message that arrived on a quiet queue must not wait for the next unrelated dispatch.
      */
     private void scheduleReplayCheck() {
-        if (replayCheckScheduled || pendingCount == 0) {
+        if (replayCheckScheduled || pending.count() == 0) {
             return;
         }
         long delay = -1;
-        for (ServerConsumer c : consumers) {
+        for (ServerConsumer c : consumers.all()) {
             if (c.network && c.replayDelayMillis >= 0) {
                 delay = delay < 0 ? c.replayDelayMillis : Math.min(delay, c.replayDelayMillis);
             }
@@ -210,27 +171,21 @@ final class QueueDestination {
         if (deleted) {
             revive();
         }
-        consumers.add(c);
         if (!sharedQueue) {
             core.slowConsumers.watch(c);
         }
-        latestRankTime = Math.max(latestRankTime, ConsumerRanks.time(c.rank));
-        // Stable sort: higher priority first, equal priorities keep subscription order.
-        consumers.sort(Comparator.comparingInt((ServerConsumer x) -> x.priority).reversed());
-        consumersChanged();
+        consumersChanged(consumers.add(c));
         dispatch();
         scheduleReplayCheck();
     }
 
     /** Removes a consumer and puts every message it had not acknowledged back at the head, for redelivery. */
     synchronized void removeConsumer(ServerConsumer c) {
-        consumers.remove(c);
         core.slowConsumers.unwatch(c);
-        groups.removed(c);
-        consumersChanged();
+        consumersChanged(consumers.remove(c));
         List<QueueEntry> unacked = c.drainInflight();
         inflight -= unacked.size();
-        if (c.network && c.peer != null && sharedQueue && !unacked.isEmpty() && !core.config.inDoubtHold().isZero()) {
+        if (c.network && c.peer != null && !c.ackThrough && sharedQueue && !unacked.isEmpty() && !core.config.inDoubtHold().isZero()) {
             // Forwarded, never acknowledged: the peer may hold a copy (its receipt was lost with the link). Handing
             // ours to anyone else now could deliver the message twice; sent back to that peer, its dedupe settles it.
             // Kept for that peer for BrokerConfig.inDoubtHold: if the peer comes back within it, the message goes back
@@ -245,6 +200,9 @@ final class QueueDestination {
             scheduleDispatch(hold + 1);
         }
         requeue(unacked);
+        if (!c.network) {
+            returnLoans(c.originId);
+        }
         dispatch();
         scheduleReplayCheck(); // what waited for the consumer that left may go back where it came from
         if (consumers.isEmpty() && name.startsWith("/temp-queue/") && storeKey != null) {
@@ -280,8 +238,11 @@ final class QueueDestination {
         for (QueueEntry e : acked) {
             dequeued++;
             consumed(c, e);
-            CompletableFuture<Void> r = core.release(e, awaited);
-            if (r != null) {
+            CompletableFuture<Void> r = e.loan != null ? e.loan.acked(awaited) : core.release(e, awaited);
+            if (e.loan != null) {
+                core.release(e, false); // its memory; a lent message was never stored
+            }
+            if (r != null && r != BrokerCore.DONE) {
                 removals.add(r);
             }
             forget(e);
@@ -306,17 +267,21 @@ final class QueueDestination {
         for (int i = entries.size() - 1; i >= 0; i--) {
             QueueEntry e = entries.get(i);
             e.redeliveryCount++;
-            if (deleted) {
+            if (deleted || e.loan != null && e.loan.isSettled()) {
                 core.release(e);
+                if (e.loan != null) {
+                    e.loan.returned(); // no-op if its lender is gone: the lender's source delivers it again
+                    forget(e);
+                }
                 continue;
             }
             if (policy.maxRedeliveries() != -1 && e.redeliveryCount > policy.maxRedeliveries()) {
+                settleLoan(e);
                 core.deadLetter(this, e, "max-redeliveries");
                 forget(e);
                 continue;
             }
-            pendingFor(e.message.priority).addFirst(e);
-            pendingCount++;
+            pending.addFirst(e);
         }
     }
 
@@ -336,12 +301,12 @@ final class QueueDestination {
         try {
             dispatchPending();
         } finally {
-            pendingSnapshot = pendingCount;
+            pendingSnapshot = pending.count();
         }
     }
 
     private void dispatchPending() {
-        if (pendingCount == 0 || consumers.isEmpty()) {
+        if (pending.count() == 0 || consumers.isEmpty()) {
             return;
         }
         long now = core.clock.millis();
@@ -352,12 +317,12 @@ final class QueueDestination {
             holdUntil = 0;
             if (sortAfterHold) {
                 sortAfterHold = false;
-                sortPendingByOrigin();
+                pending.sortByOrigin(core.brokerId);
             }
         }
         io.fedbridge.broker.DispatchListener dispatched = core.dispatchListener; // read once per pass, not per message
-        for (int p = PRIORITIES - 1; p >= 0 && pendingCount > 0; p--) {
-            ArrayDeque<QueueEntry> d = pending[p]; // the array exists: pendingCount > 0
+        for (int p = PendingMessages.PRIORITIES - 1; p >= 0 && pending.count() > 0; p--) {
+            ArrayDeque<QueueEntry> d = pending.at(p);
             if (d == null) {
                 continue;
             }
@@ -366,8 +331,9 @@ final class QueueDestination {
                 QueueEntry e = it.next();
                 if (e.message.isExpired(now)) {
                     it.remove();
-                    pendingCount--;
+                    pending.removed();
                     expired++;
+                    settleLoan(e);
                     core.deadLetter(this, e, "expired");
                     forget(e);
                     continue;
@@ -375,16 +341,16 @@ final class QueueDestination {
                 if (e.message.deliverAt != 0 && schedule().skip(e.message, now)) {
                     continue; // scheduled for later; the schedule dispatches again then
                 }
-                ServerConsumer c = pick(e, now);
+                ServerConsumer c = consumers.pick(e, now);
                 if (c == null) {
-                    if (!pickSawRoom) {
+                    if (!consumers.pickSawRoom) {
                         return; // nobody has room: keep order, wait for an ack or a writable connection
                     }
                     continue; // consumers with room exist but their selectors refuse this one; later ones may go
                 }
                 it.remove();
-                pendingCount--;
-                if (!c.network && sharedQueue && e.message.federationId != null
+                pending.removed();
+                if (!c.network && sharedQueue && e.message.federationId != null && e.loan == null
                         && core.dedupe.wasConsumedLocally(e.message)) {
                     // another copy of a message a local consumer already took (see FederationDedupe.recent: its marks)
                     core.dedupe.countDuplicate();
@@ -404,6 +370,7 @@ final class QueueDestination {
                 dispatched.dispatched(now - e.arrivalMillis, c.network);
                 if (c.autoAck()) {
                     dequeued++;
+                    settleLoan(e);
                     consumed(c, e);
                     core.release(e, false); // nobody waits for an auto-acknowledged delivery's removal
                     forget(e);
@@ -416,7 +383,7 @@ final class QueueDestination {
 
     /** A local consumer of this queue took {@code e} for good: any other copy of it is a duplicate from now on. */
     private void consumed(ServerConsumer c, QueueEntry e) {
-        if (!c.network && sharedQueue && e.message.federationId != null) {
+        if (!c.network && sharedQueue && e.message.federationId != null && e.loan == null) {
             e.consumedHere = true;
             core.dedupe.consumedLocally(e.message);
         }
@@ -442,9 +409,7 @@ final class QueueDestination {
      */
     synchronized void stored(QueueEntry e, Throwable failure) {
         e.storing = null;
-        ArrayDeque<QueueEntry> d = pendingAt(e.message.priority);
-        if (failure != null && d != null && d.remove(e)) {
-            pendingCount--;
+        if (failure != null && pending.remove(e)) {
             core.memory.release(e.message.size);
             forget(e);
         }
@@ -452,218 +417,78 @@ final class QueueDestination {
     }
 
     /**
-     * Round-robin among the highest-priority active consumers that have room and whose selector matches (on a ranked
-     * queue the active ones regardless of priority); a message of an open group goes to its group's consumer only.
+     * The consumers changed. On a ranked queue where one of ours takes over from a remote consumer ({@code handover}), hold
+     * delivery for {@link #HANDOVER_HOLD_MILLIS}: messages the old consumer's broker still passes on arrive meanwhile, and
+     * are put back in their origin's order before the new consumer gets any.
      */
-    private ServerConsumer pick(QueueEntry e, long now) {
-        List<ServerConsumer> act = active();
-        int n = act.size();
-        ServerConsumer best = null;
-        int bestIndex = -1;
-        pickSawRoom = false;
-        if (e.storing != null && !e.storing.isDone() && !onlyFederationPeers()) {
-            return null; // not stored yet and a local consumer (or a foreign bridge) may want it: wait, keeping order
-        }
-        if (e.inDoubtWith != null && now >= e.inDoubtUntil) {
-            e.inDoubtWith = null;
-        }
-        String group = sharedQueue ? e.message.groupId : null;
-        if (group != null && e.inDoubtWith == null) {
-            ServerConsumer owner = groups.owner(group);
-            if (owner != null && act.contains(owner)) {
-                if (owner.hasCapacity() && mayForward(owner) && owner.accepts(e.message)) {
-                    groups.took(group, owner, e.message);
-                    return owner;
-                }
-                for (ServerConsumer c : act) {
-                    pickSawRoom |= c.hasCapacity(); // others may take other messages; this group's wait for its owner
-                }
-                return null;
-            }
-        }
-        boolean byPriority = !ConsumerRanks.isRanked(this);
-        for (int i = 0; i < n; i++) {
-            int idx = (roundRobin + i) % n;
-            ServerConsumer c = act.get(idx);
-            if (best != null && (!byPriority || c.priority <= best.priority)) {
-                continue;
-            }
-            if (e.inDoubtWith != null && !(c.network && e.inDoubtWith.equals(c.peer))) {
-                pickSawRoom |= c.hasCapacity();
-                continue; // in doubt: only its peer may have it for now
-            }
-            if (!mayForward(c)) {
-                continue;
-            }
-            boolean room = c.hasCapacity();
-            pickSawRoom |= room;
-            if (room && (c.accepts(e.message) || c.network && (byPriority ? c.acceptsAsReplay(e, this, now)
-                    : c.acceptsAsRankedReplay(e.message)))) {
-                best = c;
-                bestIndex = idx;
-            }
-        }
-        if (best != null) {
-            roundRobin = bestIndex + 1;
-            if (group != null) {
-                groups.took(group, best, e.message);
-            }
-        }
-        return best;
-    }
-
-    /** False for a network consumer the policy keeps messages from (local only, or local delivery preferred). */
-    private boolean mayForward(ServerConsumer c) {
-        return !(c.network && (policy.isLocalOnly() || policy.localDeliveryPreferred() && hasLocalConsumer()));
-    }
-
-    /**
-     * The consumers that may receive, in round-robin order: the first maxNumActiveConsumers of the priority order, or,
-     * on a ranked queue, of the federation-wide rank order (ConsumerRanks), so that every broker has the same ones.
-     */
-    private List<ServerConsumer> active() {
-        if (activeFor != policy) {
-            active = computeActive();
-            activeFor = policy;
-        }
-        return active;
-    }
-
-    private List<ServerConsumer> computeActive() {
-        int max = policy.maxNumActiveConsumers();
-        if (!ConsumerRanks.isRanked(this)) {
-            return max == -1 || max >= consumers.size() ? consumers : List.copyOf(consumers.subList(0, max));
-        }
-        List<ServerConsumer> ranked = new ArrayList<>(consumers);
-        ranked.sort(ConsumerRanks.ORDER);
-        return List.copyOf(ranked.subList(0, Math.min(max, ranked.size())));
-    }
-
-    /**
-     * The consumers changed. On a ranked queue where one of ours takes over from a remote consumer, hold delivery for
-     * {@link #HANDOVER_HOLD_MILLIS}: messages the old consumer's broker still passes on arrive meanwhile, and are put back
-     * in their origin's order before the new consumer gets any.
-     */
-    private void consumersChanged() {
-        List<ServerConsumer> before = activeFor == policy ? active : null;
-        activeFor = null;
-        List<ServerConsumer> after = active();
-        if (before == null || !ConsumerRanks.isRanked(this)) {
-            return;
-        }
-        boolean remoteLeft = false;
-        for (ServerConsumer c : before) {
-            remoteLeft |= c.network && !after.contains(c);
-        }
-        boolean localCame = false;
-        for (ServerConsumer c : after) {
-            localCame |= !c.network && !before.contains(c);
-        }
-        if (remoteLeft && localCame) {
+    private void consumersChanged(boolean handover) {
+        if (handover) {
             holdUntil = core.clock.millis() + HANDOVER_HOLD_MILLIS;
             sortAfterHold = true;
             scheduleDispatch(HANDOVER_HOLD_MILLIS + 1);
         }
     }
 
-    /** Consumers a ranked queue counts against maxNumBackupConsumers: local ones and ranked network ones, by origin. */
-    synchronized int rankedConsumerCount() {
-        java.util.Set<String> origins = new java.util.HashSet<>();
-        for (ServerConsumer c : consumers) {
-            if (!c.network || c.rank != null) {
-                origins.add(c.originId);
+    /**
+     * Lent messages (Loans) wait here only for the consumer they were lent for: when it leaves, those still here leave the
+     * queue and go back to their lenders, whose sources deliver them to the next active consumer, wherever it is, in their
+     * order (the lender's subscription for the consumer that left ends, which puts them back at the head of its queue).
+     */
+    private void returnLoans(String originId) {
+        if (pending.count() == 0) {
+            return;
+        }
+        for (int p = 0; p < PendingMessages.PRIORITIES; p++) {
+            ArrayDeque<QueueEntry> d = pending.at(p);
+            if (d == null) {
+                continue;
+            }
+            for (Iterator<QueueEntry> it = d.iterator(); it.hasNext(); ) {
+                QueueEntry e = it.next();
+                if (e.loan != null && e.loan.consumerId.equals(originId)) {
+                    it.remove();
+                    pending.removed();
+                    forget(e);
+                    core.release(e);
+                    e.loan.returned();
+                }
             }
         }
-        return origins.size();
+        pendingSnapshot = pending.count();
+    }
+
+    /** A lent message leaves here for good other than by a consumer's ACK (expired, dead-lettered, purged): the lender acknowledges it. */
+    private static void settleLoan(QueueEntry e) {
+        if (e.loan != null) {
+            e.loan.acked(false);
+        }
+    }
+
+    /** Its lender is gone: a lent message still waiting here leaves the queue (one a consumer holds is dropped when settled). */
+    synchronized void dropLoan(QueueEntry e) {
+        if (pending.remove(e)) {
+            forget(e);
+            core.release(e);
+            pendingSnapshot = pending.count();
+        }
+    }
+
+    /** Consumers a ranked queue counts against maxNumBackupConsumers: local ones and ranked network ones, by origin. */
+    synchronized int rankedConsumerCount() {
+        return consumers.rankedCount();
     }
 
     synchronized long latestRankTime() {
-        return latestRankTime;
+        return consumers.latestRankTime();
     }
 
     BrokerCore core() {
         return core;
     }
 
-    /**
-     * Puts the pending messages of each origin in their origin's order, each in the places that origin's messages take
-     * now (others keep theirs): after a handover, messages passed on by the old consumer's broker may have arrived after
-     * newer ones sent here directly. An origin is the federation id without its trailing digits, which count up (a
-     * message sent here has the id a bridge gives it: this broker's id and its message id).
-     */
-    private void sortPendingByOrigin() {
-        for (int p = 0; p < PRIORITIES; p++) {
-            ArrayDeque<QueueEntry> d = pendingAt(p);
-            if (d == null || d.size() < 2) {
-                continue;
-            }
-            List<QueueEntry> l = new ArrayList<>(d);
-            java.util.Map<String, List<Integer>> places = new java.util.HashMap<>();
-            for (int i = 0; i < l.size(); i++) {
-                String id = originId(l.get(i).message);
-                int digits = id == null ? 0 : trailingDigits(id);
-                if (digits > 0 && digits < 19) {
-                    places.computeIfAbsent(id.substring(0, id.length() - digits), k -> new ArrayList<>()).add(i);
-                }
-            }
-            for (List<Integer> at : places.values()) {
-                List<QueueEntry> mine = new ArrayList<>(at.size());
-                for (int i : at) {
-                    mine.add(l.get(i));
-                }
-                mine.sort(Comparator.comparingLong(x -> {
-                    String id = originId(x.message);
-                    return Long.parseLong(id.substring(id.length() - trailingDigits(id)));
-                }));
-                for (int k = 0; k < at.size(); k++) {
-                    l.set(at.get(k), mine.get(k));
-                }
-            }
-            d.clear();
-            d.addAll(l);
-        }
-    }
-
-    /** The federation id, or for a message sent here the one a bridge gives it when it forwards it (Direction). */
-    private String originId(BrokerMessage m) {
-        return m.federationId != null ? m.federationId : core.brokerId + ":" + m.messageId;
-    }
-
-    private static int trailingDigits(String s) {
-        int i = s.length();
-        while (i > 0 && s.charAt(i - 1) >= '0' && s.charAt(i - 1) <= '9') {
-            i--;
-        }
-        return s.length() - i;
-    }
-
-    /** True if a non-network consumer is attached (that would accept {@code m}, if selectorAware). */
+    /** True if a non-network consumer is attached (that would accept {@code m}, if selectorAware); called with the lock held. */
     boolean hasLocalConsumerFor(BrokerMessage m, boolean selectorAware) {
-        for (ServerConsumer c : consumers) {
-            if (!c.network && (!selectorAware || c.accepts(m))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** True if every consumer is a bridge to a fedbridge broker (whose dedupe makes a resend harmless). */
-    private boolean onlyFederationPeers() {
-        for (ServerConsumer c : consumers) {
-            if (!c.network || c.peer == null) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private boolean hasLocalConsumer() {
-        for (ServerConsumer c : consumers) {
-            if (!c.network) {
-                return true;
-            }
-        }
-        return false;
+        return consumers.hasLocalConsumerFor(m, selectorAware);
     }
 
     /**
@@ -683,15 +508,12 @@ final class QueueDestination {
     /** Drops everything (a subscription that ended, a durable subscription removed). */
     synchronized void delete() {
         deleted = true;
-        if (pending != null) {
-            for (ArrayDeque<QueueEntry> d : pending) {
-                if (d != null) {
-                    d.forEach(core::release);
-                }
+        pending.clear(e -> {
+            core.release(e);
+            if (e.loan != null) {
+                e.loan.returned();
             }
-            pending = null;
-        }
-        pendingCount = 0;
+        });
     }
 
     void countDeadLettered() {
@@ -705,36 +527,18 @@ final class QueueDestination {
 
     /** Takes up to {@code max} pending messages out of the queue, in dispatch order (management's purge and move). */
     synchronized List<QueueEntry> takePending(int max) {
-        List<QueueEntry> taken = new ArrayList<>(Math.min(max, pendingCount));
-        for (int p = PRIORITIES - 1; p >= 0 && taken.size() < max; p--) {
-            ArrayDeque<QueueEntry> d = pendingAt(p);
-            while (d != null && taken.size() < max && !d.isEmpty()) {
-                QueueEntry e = d.pollFirst();
-                pendingCount--;
-                forget(e);
-                taken.add(e);
-            }
-        }
-        pendingSnapshot = pendingCount;
+        List<QueueEntry> taken = pending.take(max, e -> {
+            forget(e);
+            settleLoan(e); // purged or moved here: the lender's copy goes too, this one is now this broker's
+            e.loan = null;
+        });
+        pendingSnapshot = pending.count();
         return taken;
     }
 
     /** The first {@code max} pending messages in dispatch order, left in place (management's browse). */
     synchronized List<QueueEntry> peekPending(int max) {
-        List<QueueEntry> seen = new ArrayList<>(Math.min(max, pendingCount));
-        for (int p = PRIORITIES - 1; p >= 0 && seen.size() < max; p--) {
-            ArrayDeque<QueueEntry> d = pendingAt(p);
-            if (d == null) {
-                continue;
-            }
-            for (QueueEntry e : d) {
-                if (seen.size() == max) {
-                    break;
-                }
-                seen.add(e);
-            }
-        }
-        return seen;
+        return pending.peek(max);
     }
 
     /** No consumer and no message held (pending or delivered): what auto-deletion waits for. */
@@ -744,14 +548,9 @@ final class QueueDestination {
 
     /** Every message the queue holds: pending, then delivered and not yet acknowledged (queue replication's catch-up). */
     synchronized List<QueueEntry> content() {
-        List<QueueEntry> all = new ArrayList<>(pendingCount + inflight);
-        for (int p = 0; p < PRIORITIES; p++) {
-            ArrayDeque<QueueEntry> d = pendingAt(p);
-            if (d != null) {
-                all.addAll(d);
-            }
-        }
-        for (ServerConsumer c : consumers) {
+        List<QueueEntry> all = new ArrayList<>(pending.count() + inflight);
+        pending.addTo(all);
+        for (ServerConsumer c : consumers.all()) {
             all.addAll(c.inflightEntries());
         }
         return all;
@@ -759,43 +558,27 @@ final class QueueDestination {
 
     /** Takes {@code e} out of the pending messages (a replica's copy its source removed); false if it is not pending. */
     synchronized boolean removePending(QueueEntry e) {
-        ArrayDeque<QueueEntry> d = pendingAt(e.message.priority);
-        if (d == null || !d.remove(e)) {
+        if (!pending.remove(e)) {
             return false;
         }
-        pendingCount--;
         dequeued++;
         forget(e);
-        pendingSnapshot = pendingCount;
+        pendingSnapshot = pending.count();
         return true;
     }
 
     /** Orders the pending messages of each priority by sequence (a promoted replica's copies arrived out of order). */
     synchronized void sortPendingBySequence() {
-        for (int p = 0; p < PRIORITIES; p++) {
-            ArrayDeque<QueueEntry> d = pendingAt(p);
-            if (d == null) {
-                continue;
-            }
-            List<QueueEntry> l = new ArrayList<>(d);
-            l.sort(Comparator.comparingLong(x -> x.message.sequence));
-            d.clear();
-            d.addAll(l);
-        }
+        pending.sortBySequence();
     }
 
     /** Whether a bridge's network subscription is attached (management events never go to one). */
     synchronized boolean hasNetworkConsumer() {
-        for (ServerConsumer c : consumers) {
-            if (c.network) {
-                return true;
-            }
-        }
-        return false;
+        return consumers.hasNetworkConsumer();
     }
 
     synchronized DestinationStats snapshot() {
-        return new DestinationStats(name, pendingCount, inflight, consumers.size(), enqueued, dequeued, expired, deadLettered,
-                heldBytes, groups.size(), groups.assignments());
+        return new DestinationStats(name, pending.count(), inflight, consumers.size(), enqueued, dequeued, expired, deadLettered,
+                heldBytes, consumers.groups.size(), consumers.groups.assignments());
     }
 }

@@ -24,6 +24,8 @@ final class QueueEntry {
      * its own write completes, the producer's resend (same federation id) is dropped by the peer's dedupe.
      */
     java.util.concurrent.CompletableFuture<Void> storing;
+    /** Lent by a federation link (see {@link Loans}): never stored, delivered to local consumers only; else null. */
+    Loans.Loan loan;
 
     QueueEntry(BrokerMessage message, String storeKey, int redeliveryCount) {
         this.message = message;

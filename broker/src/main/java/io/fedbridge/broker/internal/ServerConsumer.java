@@ -4,11 +4,7 @@ import io.fedbridge.core.AckMode;
 import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompHeaders;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** One SUBSCRIBE of one connection, attached to the queue that feeds it. Guarded by that queue's monitor. */
 final class ServerConsumer {
@@ -30,6 +26,8 @@ final class ServerConsumer {
     boolean durable;
     /** True for a bridge's network subscription. */
     boolean network;
+    /** For a network consumer: what it takes is lent to its peer ({@link io.fedbridge.core.FederationHeaders#ACK_THROUGH}), never in doubt. */
+    boolean ackThrough;
     /** For a network consumer: the broker id of the peer it forwards to (its exclude-broker), or null. */
     String peer;
     /** For a network consumer: take back messages that came from its peer after they waited this long with no local consumer; -1 = never. */
@@ -42,7 +40,7 @@ final class ServerConsumer {
     String rank;
     /** The federation-wide id of the consumer (a network consumer's: the remote consumer's), as advisories name it. */
     String originId;
-    private final LinkedHashMap<Long, QueueEntry> inflight = new LinkedHashMap<>();
+    private final InflightWindow inflight = new InflightWindow();
     private long nextTag;
     /** Deliveries plus acknowledgements (and nacks) so far: whether it moves, for the slow consumer policy. */
     private long progress;
@@ -108,7 +106,7 @@ final class ServerConsumer {
         if (ackMode != AckMode.AUTO) {
             h.add(StompHeaders.ACK, ackId(tag));
             e.deliveryTag = tag;
-            inflight.put(tag, e);
+            inflight.add(tag, e);
         }
         if (e.redeliveryCount > 0) {
             h.add(StompHeaders.REDELIVERED, "true");
@@ -143,12 +141,7 @@ final class ServerConsumer {
 
     /** Looks up an inflight delivery by message id (STOMP 1.0/1.1 acks); -1 if absent. */
     long tagOfMessageId(String messageId) {
-        for (Map.Entry<Long, QueueEntry> e : inflight.entrySet()) {
-            if (e.getValue().message.messageId.equals(messageId)) {
-                return e.getKey();
-            }
-        }
-        return -1;
+        return inflight.tagOfMessageId(messageId);
     }
 
     /**
@@ -156,32 +149,15 @@ final class ServerConsumer {
      * Returns null if {@code tag} is not inflight.
      */
     List<QueueEntry> takeInflight(long tag, boolean cumulative) {
-        if (!inflight.containsKey(tag)) {
+        if (!inflight.contains(tag)) {
             return null;
         }
         progress++;
-        if (!cumulative) {
-            List<QueueEntry> one = new ArrayList<>(1);
-            one.add(inflight.remove(tag));
-            return one;
-        }
-        List<QueueEntry> taken = new ArrayList<>();
-        Iterator<Map.Entry<Long, QueueEntry>> it = inflight.entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<Long, QueueEntry> e = it.next();
-            taken.add(e.getValue());
-            it.remove();
-            if (e.getKey() == tag) {
-                break;
-            }
-        }
-        return taken;
+        return cumulative ? inflight.removeThrough(tag) : List.of(inflight.remove(tag));
     }
 
     List<QueueEntry> drainInflight() {
-        List<QueueEntry> all = new ArrayList<>(inflight.values());
-        inflight.clear();
-        return all;
+        return inflight.removeAll();
     }
 
     @Override

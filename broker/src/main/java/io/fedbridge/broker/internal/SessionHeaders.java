@@ -49,6 +49,22 @@ final class SessionHeaders {
         return h;
     }
 
+    /**
+     * How many times the broker a federation link forwarded this message from had delivered it
+     * ({@link FederationHeaders#REDELIVERIES}; only a federation link's SEND keeps it): 0 if none, or not a count.
+     */
+    static int priorDeliveries(StompHeaders h) {
+        String v = h.get(FederationHeaders.REDELIVERIES);
+        if (v == null) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Integer.parseInt(v.trim()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     /** The first federation header of {@code f}, or null. */
     static String federationHeader(StompFrame f) {
         StompHeaders in = f.headers();

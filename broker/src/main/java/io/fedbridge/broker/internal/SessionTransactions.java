@@ -1,5 +1,6 @@
 package io.fedbridge.broker.internal;
 
+import io.fedbridge.broker.MessageStore;
 import io.fedbridge.core.StompFrame;
 import io.fedbridge.core.StompHeaders;
 import java.util.ArrayList;
@@ -11,7 +12,9 @@ import java.util.function.Supplier;
 
 /**
  * The open STOMP transactions of one {@link ServerSession}: BEGIN, COMMIT and ABORT, and the SENDs and ACKs enlisted
- * in a transaction, held as actions and applied in the order they came when it commits.
+ * in a transaction, held as actions and applied in the order they came when it commits, their store writes as one
+ * atomic unit ({@link MessageStore#atomically}); the RECEIPT of the COMMIT waits until that unit
+ * is durable.
  *
  * <p>Confined to the connection's event loop, like the session.
  */
@@ -20,10 +23,12 @@ final class SessionTransactions {
     private final ServerSession session;
     private final SessionLimits limits;
     private final SessionReceipts receipts;
+    private final MessageStore store;
     private final Map<String, List<Supplier<CompletableFuture<Void>>>> open = new HashMap<>();
 
-    SessionTransactions(ServerSession session, SessionLimits limits, SessionReceipts receipts) {
+    SessionTransactions(ServerSession session, SessionLimits limits, SessionReceipts receipts, MessageStore store) {
         this.session = session;
+        this.store = store;
         this.limits = limits;
         this.receipts = receipts;
     }
@@ -64,11 +69,15 @@ final class SessionTransactions {
             session.error("COMMIT of unknown transaction '" + tx + "'", null, f.header(StompHeaders.RECEIPT));
             return;
         }
-        // Actions are sends (route returns a future) and acks, applied in the order they were sent.
+        // Actions are sends (route returns a future) and acks, applied in the order they were sent. Their store writes
+        // are one unit: after a crash the store holds the sends and the acks of the commit together, or none of them
+        // (so an in-doubt commit never comes back half done, its results kept and its consumed messages redelivered).
         List<CompletableFuture<Void>> done = new ArrayList<>();
-        for (Supplier<CompletableFuture<Void>> action : actions) {
-            done.add(action.get());
-        }
+        store.atomically(() -> {
+            for (Supplier<CompletableFuture<Void>> action : actions) {
+                done.add(action.get());
+            }
+        });
         limits.transactionEnded(tx);
         receipts.whenDone(f, CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)));
     }

@@ -1,7 +1,10 @@
 package io.fedbridge.broker.store;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -12,6 +15,8 @@ import org.mapdb.BTreeMap;
 import org.mapdb.DB;
 import org.mapdb.DBException;
 import org.mapdb.Serializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The persisted half of a broker's federation-id dedupe: 128-bit fingerprints of the ids it accepted, and of those its
@@ -33,7 +38,12 @@ import org.mapdb.Serializer;
  * message a few bytes of copying.
  *
  * <p>Bounds: at most {@code capacity} fingerprints plus one batch are kept (whole batches are dropped, oldest first);
- * batches older than {@code ttl} are skipped at load and dropped on the next append. Durability is the caller's
+ * batches older than {@code ttl} are skipped at load and dropped on the next append. The file is bounded too: MapDB
+ * keeps the space of the batches it drops (a 40-minute soak grew the file to 25 MB for 1.7 MB of fingerprints), so a
+ * {@link #commit()} that finds the file past {@value #COMPACT_RATIO} times what it holds (past 8 MiB, and twice its
+ * size after the last rewrite) writes the
+ * held batches to a fresh file beside it and moves that over the old one; a crash before the move leaves the old file
+ * whole and the copy is deleted at the next open. Durability is the caller's
  * {@link #commit()} cadence: what was appended since the last commit is lost in a crash, of the process too (MapDB
  * replays only committed transactions). The broker learns those ids again from its message journal.
  *
@@ -45,15 +55,24 @@ public final class DedupeLog implements AutoCloseable {
     public record Fingerprint(long high, long low, boolean consumed) {
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(DedupeLog.class);
     private static final String MAP_NAME = "id-batches";
     /** Per batch: its creation time; per fingerprint: high, low, consumed flag. */
     private static final int HEADER_BYTES = 8;
     private static final int ENTRY_BYTES = 17;
 
+    /** The file is rewritten when it is this many times the bytes of the batches it holds. */
+    static final int COMPACT_RATIO = 8;
+    static final long DEFAULT_MIN_COMPACT_BYTES = 8L << 20;
+
     private final Path file;
-    private final DB db;
-    private final BTreeMap<Long, byte[]> batches;
+    private DB db;
+    private BTreeMap<Long, byte[]> batches;
     private final int capacity;
+    private final long minCompactBytes;
+    private int compactions;
+    /** The file's size after the last rewrite: the next one waits until it has doubled (MapDB allocates in steps). */
+    private long rewrittenSize;
     private final long ttlMillis;
     private final Clock clock;
     /** Batches held, oldest first: {key, fingerprints, created millis}. Filled by {@link #load}. */
@@ -63,8 +82,10 @@ public final class DedupeLog implements AutoCloseable {
     private boolean dirty;
     private boolean closed;
 
-    private DedupeLog(Path file, DB db, BTreeMap<Long, byte[]> batches, int capacity, long ttlMillis, Clock clock) {
+    private DedupeLog(Path file, DB db, BTreeMap<Long, byte[]> batches, int capacity, long ttlMillis, Clock clock,
+                      long minCompactBytes) {
         this.file = file;
+        this.minCompactBytes = minCompactBytes;
         this.db = db;
         this.batches = batches;
         this.capacity = capacity;
@@ -79,6 +100,11 @@ public final class DedupeLog implements AutoCloseable {
      *                        MapDB file, or cannot be created
      */
     public static DedupeLog open(Path file, int capacity, Duration ttl, Clock clock) {
+        return open(file, capacity, ttl, clock, DEFAULT_MIN_COMPACT_BYTES);
+    }
+
+    /** As {@link #open(Path, int, Duration, Clock)}, rewriting the file only once it is past {@code minCompactBytes}. */
+    static DedupeLog open(Path file, int capacity, Duration ttl, Clock clock, long minCompactBytes) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1, but was " + capacity);
         }
@@ -86,11 +112,12 @@ public final class DedupeLog implements AutoCloseable {
             throw new IllegalArgumentException("ttl must be positive, but was " + ttl);
         }
         Path f = file.toAbsolutePath().normalize();
+        deleteCopy(compactCopy(f));
         DB db = MapDbFiles.open(f, "dedupe log");
         try {
             BTreeMap<Long, byte[]> batches = db.treeMap(MAP_NAME, Serializer.LONG, Serializer.BYTE_ARRAY).createOrOpen();
             db.commit();
-            return new DedupeLog(f, db, batches, capacity, ttl.toMillis(), clock);
+            return new DedupeLog(f, db, batches, capacity, ttl.toMillis(), clock, minCompactBytes);
         } catch (RuntimeException | java.io.IOError e) {
             try {
                 db.close();
@@ -177,6 +204,75 @@ public final class DedupeLog implements AutoCloseable {
             dirty = false;
         } catch (DBException | java.io.IOError e) {
             throw new StoreException("commit of dedupe log " + file + " failed: " + e.getMessage(), e);
+        }
+        compactIfSparse();
+    }
+
+    /** Times the file was rewritten since it was opened. */
+    synchronized int compactions() {
+        return compactions;
+    }
+
+    private void compactIfSparse() {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (IOException e) {
+            return;
+        }
+        long live = total * ENTRY_BYTES + (long) held.size() * HEADER_BYTES;
+        if (size < Math.max(Math.max(minCompactBytes, COMPACT_RATIO * live), 2 * rewrittenSize)) {
+            return;
+        }
+        Path copy = compactCopy(file);
+        try {
+            deleteCopy(copy);
+            DB fresh = MapDbFiles.open(copy, "dedupe log copy");
+            try {
+                BTreeMap<Long, byte[]> into = fresh.treeMap(MAP_NAME, Serializer.LONG, Serializer.BYTE_ARRAY).create();
+                for (long[] h : held) {
+                    byte[] b = batches.get(h[0]);
+                    if (b != null) {
+                        into.put(h[0], b);
+                    }
+                }
+                fresh.commit();
+            } finally {
+                fresh.close();
+            }
+            db.close();
+            Files.move(copy, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            compactions++;
+            rewrittenSize = Files.size(file);
+            LOG.debug("dedupe log {}: rewritten with its {} batches, {} bytes before", file, held.size(), size);
+        } catch (IOException | RuntimeException | java.io.IOError e) {
+            LOG.warn("dedupe log {}: could not rewrite it without the space of dropped batches ({}); kept as it is", file,
+                    e.toString());
+            deleteCopy(copy);
+        } finally {
+            if (db.isClosed()) {
+                db = MapDbFiles.open(file, "dedupe log");
+                batches = db.treeMap(MAP_NAME, Serializer.LONG, Serializer.BYTE_ARRAY).createOrOpen();
+            }
+        }
+    }
+
+    private static Path compactCopy(Path file) {
+        return file.resolveSibling(file.getFileName() + ".compact");
+    }
+
+    /** Deletes a rewrite's copy left by a crash, with any MapDB write-ahead files of it. */
+    private static void deleteCopy(Path copy) {
+        try (var siblings = Files.list(copy.getParent())) {
+            String name = copy.getFileName().toString();
+            for (Path p : (Iterable<Path>) siblings::iterator) {
+                String n = p.getFileName().toString();
+                if (n.equals(name) || n.startsWith(name + ".wal")) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            LOG.warn("dedupe log: cannot delete {}: {}", copy, e.toString());
         }
     }
 

@@ -7,6 +7,7 @@ import io.fedbridge.broker.store.internal.Journal;
 import io.fedbridge.broker.store.internal.JournalIndex;
 import io.fedbridge.broker.store.internal.JournalRecord;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,10 @@ import java.util.function.BiConsumer;
  * {@link StoreException} naming the file and offset. The format is described in
  * {@link io.fedbridge.broker.store.internal.JournalFormat}.
  *
+ * <p><b>Transactions.</b> What {@link #atomically} collects (a STOMP transaction's sends and acks, to any number
+ * of queues) is one GROUP record with one CRC, written and forced once: after a crash the store holds all of it or
+ * none, and the futures of its writes complete together once it is durable.
+ *
  * <p><b>Durability.</b> With {@link Durability#SYNC} an {@code add}/{@code remove} future completes once the record
  * is forced to disk; with {@link Durability#ASYNC} once it is in the OS page cache, and it is forced within
  * {@link StoreConfig#asyncFlushInterval()}. A write that fails (disk full) fails the futures of its batch with a
@@ -54,6 +59,8 @@ public final class JournalMessageStore implements MessageStore {
     private final AtomicLong lastSequence;
     private final Object subscriptionLock = new Object();
     private final Map<String, DurableSubscriptionInfo> subscriptions = new LinkedHashMap<>();
+    /** The {@link #atomically} unit open on a thread. */
+    private final ThreadLocal<Unit> unit = new ThreadLocal<>();
 
     private JournalMessageStore(StoreConfig config, Journal journal) {
         this.config = config;
@@ -132,7 +139,63 @@ public final class JournalMessageStore implements MessageStore {
         requireNonNull(key, "key");
         requireNonNull(message, "message");
         lastSequence.accumulateAndGet(message.sequence(), Math::max);
-        return journal.submit(new JournalRecord.Add(key, message));
+        return submit(new JournalRecord.Add(key, message));
+    }
+
+    /** The writes of one {@link #atomically} call, collected on its thread. */
+    private static final class Unit {
+        final List<JournalRecord> records = new ArrayList<>();
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+    }
+
+    /**
+     * Collects the adds, removals and redelivery counts {@code work} makes on this thread and writes them as one
+     * journal record (a GROUP, see {@link io.fedbridge.broker.store.internal.JournalFormat}), forced once: replay
+     * finds all of them or none. If {@code work} throws, what it wrote so far is still written (as a unit), then
+     * the exception propagates.
+     */
+    @Override
+    public void atomically(Runnable work) {
+        if (unit.get() != null) {
+            work.run();
+            return;
+        }
+        Unit u = new Unit();
+        unit.set(u);
+        try {
+            work.run();
+        } finally {
+            unit.remove();
+            if (u.records.isEmpty()) {
+                u.done.complete(null);
+            } else {
+                journal.submitGroup(u.records).whenComplete((v, e) -> {
+                    if (e == null) {
+                        u.done.complete(null);
+                    } else {
+                        u.done.completeExceptionally(e);
+                    }
+                });
+            }
+        }
+    }
+
+    private CompletableFuture<Void> submit(JournalRecord record) {
+        Unit u = unit.get();
+        if (u == null) {
+            return journal.submit(record);
+        }
+        u.records.add(record);
+        return u.done;
+    }
+
+    private void submitBestEffort(JournalRecord record) {
+        Unit u = unit.get();
+        if (u == null) {
+            journal.submitBestEffort(record);
+        } else {
+            u.records.add(record);
+        }
     }
 
     @Override
@@ -152,13 +215,13 @@ public final class JournalMessageStore implements MessageStore {
     @Override
     public CompletableFuture<Void> remove(String key, long sequence, boolean consumedHere) {
         requireNonNull(key, "key");
-        return journal.submit(new JournalRecord.Remove(key, sequence, consumedHere));
+        return submit(new JournalRecord.Remove(key, sequence, consumedHere));
     }
 
     @Override
     public void removeEventually(String key, long sequence, boolean consumedHere) {
         requireNonNull(key, "key");
-        journal.submitBestEffort(new JournalRecord.Remove(key, sequence, consumedHere));
+        submitBestEffort(new JournalRecord.Remove(key, sequence, consumedHere));
     }
 
     /**
@@ -181,7 +244,7 @@ public final class JournalMessageStore implements MessageStore {
     @Override
     public void updateRedeliveryCount(String key, long sequence, int redeliveryCount) {
         requireNonNull(key, "key");
-        journal.submitBestEffort(new JournalRecord.Redelivery(key, sequence, redeliveryCount));
+        submitBestEffort(new JournalRecord.Redelivery(key, sequence, redeliveryCount));
     }
 
     /**

@@ -138,6 +138,29 @@ class ActiveMqInteropIT extends BrokerTestSupport {
         assertThat(queueSizeOnActiveMq("to.fed")).as("acknowledged on ActiveMQ").isZero();
     }
 
+    @Test
+    void shouldKeepActiveMqTopicMessagesForTheBridgeInItsDurableSubscriptionWhileItIsAway() throws Exception {
+        // The bridge connects with a client-id stable per bridge and subscribes with activemq.subscriptionName.
+        BridgeConfig.Builder config = config(amqUri + "?durableSubscriptionName=feed-1", fed.vmUri()).staticallyIncludedDestination("/topic/news");
+        FederationBridge first = bridge(config);
+        await("durable subscription on ActiveMQ").atMost(WAIT).until(() -> durableSubscriptionsOnActiveMq("news") == 1);
+        first.close();
+        await("the bridge gone").atMost(WAIT).until(() -> ((org.apache.activemq.broker.region.Topic) amq.getDestination(
+                new org.apache.activemq.command.ActiveMQTopic("news"))).getDurableTopicSubs().values().stream().noneMatch(d -> d.isActive()));
+        assertThat(durableSubscriptionsOnActiveMq("news")).as("kept while the bridge is away").isEqualTo(1);
+
+        StompConnection producer = connectAmq();
+        for (int i = 0; i < COUNT; i++) {
+            producer.send(Message.builder("/topic/news").body("n" + i).persistent(true).build()).get();
+        }
+        Deliveries onFed = new Deliveries(WAIT);
+        connect(fed, "tcp").subscribeAndWait(SubscriptionRequest.of("/topic/news"), onFed.auto(), WAIT);
+        bridge(config);
+
+        onFed.awaitExactlyOnce("n", COUNT);
+        assertThat(onFed.last("n0").destination()).isEqualTo("/topic/news");
+    }
+
     // ---------------------------------------------------------------- both directions
 
     @Test
@@ -373,6 +396,11 @@ class ActiveMqInteropIT extends BrokerTestSupport {
 
     private List<ConsumerInfo> consumersOnActiveMq(String queue) throws Exception {
         return amq.getDestination(new ActiveMQQueue(queue)).getConsumers().stream().map(s -> s.getConsumerInfo()).toList();
+    }
+
+    private int durableSubscriptionsOnActiveMq(String topic) throws Exception {
+        org.apache.activemq.broker.region.Destination d = amq.getDestination(new org.apache.activemq.command.ActiveMQTopic(topic));
+        return ((org.apache.activemq.broker.region.Topic) d).getDurableTopicSubs().size();
     }
 
     private long queueSizeOnActiveMq(String queue) throws Exception {

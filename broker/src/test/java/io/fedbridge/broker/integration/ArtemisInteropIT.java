@@ -243,6 +243,71 @@ class ArtemisInteropIT extends BrokerTestSupport {
         await("acknowledged on Artemis").atMost(WAIT).until(() -> artemis.messageCount("news.fedbridge") == 0);
     }
 
+    @Test
+    void shouldDeliverEveryPersistentTopicMessageOnceFromArtemisToFedbridgeThroughTheBridgesDurableSubscription() throws Exception {
+        // No queue defined on Artemis: the bridge subscribes to the topic durably (CONNECT client-id, stable per bridge, and
+        // durable-subscription-name), so what is published while the bridge is away, and what Artemis held at its restart, waits.
+        String connector = "static:(" + fed.vmUri() + ")?staticallyIncludedDestinations=/topic/news"
+                + "&heartBeat=1000&initialReconnectDelay=100&maxReconnectDelay=500&prefetchSize=" + WINDOW;
+        NetworkConnector.Local local = NetworkConnector.Local.of(artemis.stompUri(), null, "artemis", List.of());
+        String subscriptionQueue = io.fedbridge.core.bridge.PeerProfile.AUTO.stableSubscriptionName(artemis.stompUri() + "->" + fed.vmUri())
+                + ".news";
+        NetworkConnector first = NetworkConnector.start(connector, local);
+        await("durable subscription on Artemis").atMost(WAIT).until(() -> artemis.consumers("news") > 0);
+        first.close();
+        await("the bridge gone").atMost(WAIT).until(() -> artemis.consumers("news") == 0);
+
+        StompConnection producer = connectArtemis();
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[RESTART_COUNT];
+        for (int i = 0; i < RESTART_COUNT; i++) {
+            sent[i] = producer.send(Message.builder("news").body("t" + i).persistent(true).header("destination-type", "MULTICAST").build());
+        }
+        CompletableFuture.allOf(sent).get();
+        producer.close();
+        assertThat(artemis.messageCount(subscriptionQueue)).as("kept for the bridge while it was away").isEqualTo(RESTART_COUNT);
+        Deliveries onFed = new Deliveries(WAIT);
+        connect(fed, "tcp").subscribeAndWait(SubscriptionRequest.of("/topic/news"), onFed.auto(), WAIT);
+        NetworkConnector nc = NetworkConnector.start(connector, local);
+        resources.add(0, nc);
+
+        await("forwarding begun").atMost(WAIT).pollInterval(Duration.ofMillis(1)).until(() -> onFed.deliveries("t") >= 1);
+        artemis.restart();
+        int beforeRestart = onFed.deliveries("t");
+        assertThat(beforeRestart).as("the restart came in the middle of the flow").isLessThan(RESTART_COUNT);
+
+        // Forwarded and receipted by F whose ACKs the restart lost: Artemis redelivers them, F drops them (fedbridge-id).
+        onFed.awaitExactlyOnce("t", RESTART_COUNT);
+        assertThat(onFed.last("t0").destination()).isEqualTo("/topic/news");
+        await("acknowledged on Artemis").atMost(WAIT).until(() -> artemis.messageCount(subscriptionQueue) == 0);
+        System.out.printf("Artemis topic -> fedbridge across a restart (durable subscription %s): %d of %d before the restart,"
+                + " %d redeliveries dropped by F%n", subscriptionQueue, beforeRestart, RESTART_COUNT, fed.duplicatesDropped());
+    }
+
+    @Test
+    void shouldLeaveNoSubscriptionBehindWithoutDurableTopicSubscriptionsAndLetAnOperatorRemoveADurableOne() throws Exception {
+        FederationBridge plain = bridge(config(artemis.stompUri() + "?durableTopicSubscriptions=false", fed.vmUri())
+                .staticallyIncludedDestination("/topic/plain"));
+        await("network subscription on Artemis").atMost(WAIT).until(() -> artemis.consumers("plain") > 0);
+        plain.close();
+        await("its subscription queue deleted with it").atMost(WAIT).until(() -> artemisQueuesOn("plain") == 0);
+
+        FederationBridge durable = bridge(config(artemis.stompUri() + "?durableSubscriptionName=orders-feed", fed.vmUri())
+                .staticallyIncludedDestination("/topic/kept"));
+        await("durable subscription on Artemis").atMost(WAIT).until(() -> artemis.consumers("kept") > 0);
+        durable.close();
+        await("the bridge gone").atMost(WAIT).until(() -> artemis.consumers("kept") == 0);
+        assertThat(artemis.server().locateQueue(org.apache.activemq.artemis.api.core.SimpleString.of("orders-feed.kept")))
+                .as("the durable subscription outlives the bridge").isNotNull();
+
+        // What an operator does once the bridge is removed for good: UNSUBSCRIBE it under the bridge's client-id (or
+        // `artemis queue delete --name orders-feed.kept`).
+        StompConnection operator = connect(ClientConfig.builder(artemis.stompUri()).clientId("orders-feed").heartBeats(Duration.ZERO).build());
+        operator.subscribeAndWait(SubscriptionRequest.builder("kept").header("subscription-type", "MULTICAST")
+                .header("durable-subscription-name", "kept").build(), m -> { }, WAIT)
+                .unsubscribe(java.util.Map.of("durable-subscription-name", "kept"));
+        await("durable subscription removed").atMost(WAIT).until(() -> artemisQueuesOn("kept") == 0);
+    }
+
     // ---------------------------------------------------------------- request-reply, link state
 
     @Test
@@ -279,6 +344,13 @@ class ArtemisInteropIT extends BrokerTestSupport {
 
     private StompConnection connectArtemis() {
         return connect(ClientConfig.builder(artemis.stompUri()).heartBeats(Duration.ZERO).build());
+    }
+
+    /** Queues bound to the Artemis address {@code address}. */
+    private int artemisQueuesOn(String address) throws Exception {
+        org.apache.activemq.artemis.core.postoffice.Bindings b = artemis.server().getPostOffice()
+                .lookupBindingsForAddress(org.apache.activemq.artemis.api.core.SimpleString.of(address));
+        return b == null ? 0 : b.getBindings().size();
     }
 
     private static SubscriptionRequest artemisQueue(String name) {

@@ -63,9 +63,25 @@ final class Deliveries {
             await(prefix + "0.." + prefix + (n - 1) + " delivered at least once").atMost(wait).until(() -> missing(prefix, n) == 0);
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError(missing(prefix, n) + " of " + prefix + "0.." + prefix + (n - 1) + " not delivered after "
-                    + wait + " (" + deliveries(prefix) + " deliveries)", e);
+                    + wait + " (" + deliveries(prefix) + " deliveries; missing: " + missingRanges(prefix, n) + ")", e);
         }
         return deliveries(prefix) - n;
+    }
+
+    /** The missing ones as ranges of their numbers, e.g. {@code 0-249, 612}. */
+    private String missingRanges(String prefix, int n) {
+        StringBuilder sb = new StringBuilder();
+        int from = -1;
+        for (int i = 0; i <= n; i++) {
+            boolean gone = i < n && !counts.containsKey(prefix + i);
+            if (gone && from < 0) {
+                from = i;
+            } else if (!gone && from >= 0) {
+                sb.append(sb.length() == 0 ? "" : ", ").append(from == i - 1 ? "" + from : from + "-" + (i - 1));
+                from = -1;
+            }
+        }
+        return sb.toString();
     }
 
     private int missing(String prefix, int n) {

@@ -163,4 +163,24 @@ class ExclusiveConsumerIT extends BrokerTestSupport {
         assertThat(refused.command()).isEqualTo("ERROR");
         assertThat(refused.header("message")).contains(FederationHeaders.CONSUMER_RANK).contains("federation's bridges only");
     }
+
+    @Test
+    void shouldStoreAMessageAnOrdinaryClientMarksBorrowedAsItsOwnFirstDelivery() throws Exception {
+        Broker b = startBroker(io.fedbridge.broker.BrokerConfig.builder("lender")
+                .policy(DestinationPolicy.builder(QUEUE).maxNumActiveConsumers(1).build()));
+        RawStomp forger = raw(b);
+        forger.handshake();
+        // Lent messages wait only for a local consumer and are never stored: as its own, this one is kept and receipted.
+        forger.write("SEND\ndestination:" + QUEUE + "\n" + FederationHeaders.BORROWED + ":0\n" + FederationHeaders.BROKER_PATH
+                + ":elsewhere\n" + FederationHeaders.REDELIVERIES + ":3\npersistent:true\nreceipt:r1\n\nforged\0");
+        RawStomp.Frame receipt = forger.read();
+        assertThat(receipt.command()).isEqualTo("RECEIPT");
+        assertThat(receipt.header(FederationHeaders.BORROWED)).isNull();
+        assertThat(b.queue(QUEUE).pending()).as("kept in the queue with no consumer").isEqualTo(1);
+        Subscription s = connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of(QUEUE), null, WAIT);
+        io.fedbridge.core.ReceivedMessage m = s.receive(WAIT);
+        assertThat(m.bodyAsString()).isEqualTo("forged");
+        assertThat(m.header(FederationHeaders.BORROWED)).isNull();
+        assertThat(m.header("redelivered")).as("a first delivery").isNull();
+    }
 }

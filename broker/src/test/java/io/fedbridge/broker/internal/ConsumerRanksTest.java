@@ -38,4 +38,11 @@ class ConsumerRanksTest {
         assertThat(ConsumerRanks.admit(c, "1000/x")).contains("fedbridge-consumer-rank").contains("'1000/x'");
         assertThat(ConsumerRanks.admit(c, "0000000001000/a,b")).contains("must be 13 digits");
     }
+
+    @Test
+    void shouldSpellARankAsTheFormatDid() {
+        for (long time : new long[] {0, 7, 1_764_000_000_000L, 9_999_999_999_999L, 12_345_678_901_234L}) {
+            assertThat(ConsumerRanks.rank(time, "c-1")).isEqualTo(String.format("%013d/%s", time, "c-1"));
+        }
+    }
 }

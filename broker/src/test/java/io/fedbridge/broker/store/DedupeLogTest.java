@@ -82,6 +82,61 @@ class DedupeLogTest {
         }
     }
 
+    /**
+     * Appends {@code batches} batches of 1..64 fingerprints, a commit every 8, and returns the file's largest size (MapDB
+     * grows it in steps of 1 MiB).
+     */
+    private long churn(DedupeLog log, int batches) throws Exception {
+        long largest = 0;
+        for (int b = 0; b < batches; b++) {
+            append(log, b * 64L, 1 + b % 64, b % 3 == 0);
+            if (b % 8 == 7) {
+                log.commit();
+                largest = Math.max(largest, Files.size(dir.resolve("dedupe.db")));
+            }
+        }
+        return largest;
+    }
+
+    @Test
+    void shouldKeepItsFileBoundedWhileOldBatchesAreDropped() throws Exception {
+        long largest;
+        try (DedupeLog log = DedupeLog.open(dir.resolve("dedupe.db"), 1_000, Duration.ofHours(1), clock, 1L << 20)) {
+            log.load();
+            largest = churn(log, 6_000);
+            System.out.printf("dedupe log: %d rewrites, largest %d bytes%n", log.compactions(), largest);
+            assertThat(log.compactions()).as("rewrites of the file, each worth it").isBetween(1, 100);
+            assertThat(log.size()).isBetween(1_000L, 1_064L);
+        }
+        // 6,000 batches (about 200,000 fingerprints, 3.3 MB) went through a log that holds 1,000 (17 KB)
+        assertThat(largest).as("largest size of the file").isLessThanOrEqualTo(3L << 20);
+        try (DedupeLog log = open(1_000)) {
+            List<DedupeLog.Fingerprint> got = log.load();
+            assertThat(got).as("the newest batches, whole, after the rewrites and a reopen").hasSizeBetween(1_000, 1_064);
+            assertThat(got.get(got.size() - 1).high()).isEqualTo(5_999L * 64 + 1 + 5_999 % 64 - 1);
+        }
+        assertThat(dir.resolve("dedupe.db.compact")).doesNotExist();
+    }
+
+    @Test
+    void shouldGrowWithoutRewritesWhichIsWhyItRewrites() throws Exception {
+        try (DedupeLog log = DedupeLog.open(dir.resolve("dedupe.db"), 1_000, Duration.ofHours(1), clock, Long.MAX_VALUE)) {
+            log.load();
+            long largest = churn(log, 6_000);
+            System.out.printf("dedupe log without rewrites: largest %d bytes%n", largest);
+            assertThat(largest).as("MapDB keeps the space of dropped batches").isGreaterThan(3L << 20);
+        }
+    }
+
+    @Test
+    void shouldDeleteACopyLeftByACrashDuringARewrite() throws Exception {
+        Files.write(dir.resolve("dedupe.db.compact"), new byte[] {1, 2, 3});
+        try (DedupeLog log = open(100)) {
+            assertThat(log.load()).isEmpty();
+        }
+        assertThat(dir.resolve("dedupe.db.compact")).doesNotExist();
+    }
+
     @Test
     void shouldSkipExpiredBatchesAtLoad() {
         try (DedupeLog log = open(100)) {

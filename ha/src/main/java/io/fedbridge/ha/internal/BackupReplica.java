@@ -249,7 +249,11 @@ public final class BackupReplica implements AutoCloseable {
 
     private CompletableFuture<Void> apply(JournalRecord r, boolean catchup) {
         JournalMessageStore s = store;
-        if (r instanceof JournalRecord.Add a) {
+        if (r instanceof JournalRecord.Group g) {
+            // a transaction of the primary: one unit of this journal too, so a promotion finds all of it or none
+            s.atomically(() -> g.records().forEach(grouped -> apply(grouped, catchup)));
+            return lastDurable;
+        } else if (r instanceof JournalRecord.Add a) {
             if (catchup && (removedWhileCatchingUp.contains(a.key() + '\u0000' + a.message().sequence())
                     || removedWhileCatchingUp.contains(a.key()))) {
                 return lastDurable; // removed since the state was read

@@ -47,6 +47,57 @@ public final class ReplicatingStore implements MessageStore {
         return replicate == HaConfig.Replicate.ALL;
     }
 
+    /** The records of one {@link #atomically} call, published together as one GROUP at its end. */
+    private static final class Unit {
+        final List<JournalRecord> records = new ArrayList<>();
+        final CompletableFuture<Void> published = new CompletableFuture<>();
+        boolean awaited;
+    }
+
+    private final ThreadLocal<Unit> unit = new ThreadLocal<>();
+
+    /**
+     * The local store's unit, and one replication record for all of it (a {@link JournalRecord.Group}): a backup
+     * applies it as one unit of its own journal, so a backup promoted after a crash of the primary holds all of a
+     * transaction or none of it.
+     */
+    @Override
+    public void atomically(Runnable work) {
+        if (!messages() || unit.get() != null) {
+            local.atomically(work);
+            return;
+        }
+        Unit u = new Unit();
+        unit.set(u);
+        try {
+            local.atomically(work);
+        } finally {
+            unit.remove();
+            if (u.records.isEmpty()) {
+                u.published.complete(null);
+            } else {
+                JournalRecord r = u.records.size() == 1 ? u.records.get(0) : new JournalRecord.Group(u.records);
+                hub.publish(r, u.awaited).whenComplete((v, e) -> {
+                    if (e == null) {
+                        u.published.complete(null);
+                    } else {
+                        u.published.completeExceptionally(e);
+                    }
+                });
+            }
+        }
+    }
+
+    private CompletableFuture<Void> publish(JournalRecord record, boolean wait) {
+        Unit u = unit.get();
+        if (u == null) {
+            return hub.publish(record, wait);
+        }
+        u.records.add(record);
+        u.awaited |= wait;
+        return u.published;
+    }
+
     @Override
     public CompletableFuture<Void> add(String key, StoredMessage message) {
         if (!messages()) {
@@ -55,7 +106,7 @@ public final class ReplicatingStore implements MessageStore {
         if (live.computeIfAbsent(key, k -> new ConcurrentSkipListMap<>()).put(message.sequence(), message) == null) {
             liveCount.incrementAndGet();
         }
-        CompletableFuture<Void> replicated = hub.publish(new JournalRecord.Add(key, message), true);
+        CompletableFuture<Void> replicated = publish(new JournalRecord.Add(key, message), true);
         CompletableFuture<Void> stored = local.add(key, message);
         return replicated.isDone() && !replicated.isCompletedExceptionally() ? stored : CompletableFuture.allOf(stored, replicated);
     }
@@ -78,7 +129,7 @@ public final class ReplicatingStore implements MessageStore {
             return local.remove(key, sequence, consumedHere);
         }
         forget(key, sequence);
-        CompletableFuture<Void> replicated = hub.publish(new JournalRecord.Remove(key, sequence, consumedHere), true);
+        CompletableFuture<Void> replicated = publish(new JournalRecord.Remove(key, sequence, consumedHere), true);
         CompletableFuture<Void> stored = local.remove(key, sequence, consumedHere);
         return replicated.isDone() && !replicated.isCompletedExceptionally() ? stored : CompletableFuture.allOf(stored, replicated);
     }
@@ -92,7 +143,7 @@ public final class ReplicatingStore implements MessageStore {
     public void removeEventually(String key, long sequence, boolean consumedHere) {
         if (messages()) {
             forget(key, sequence);
-            hub.publish(new JournalRecord.Remove(key, sequence, consumedHere), false);
+            publish(new JournalRecord.Remove(key, sequence, consumedHere), false);
         }
         local.removeEventually(key, sequence, consumedHere);
     }
@@ -104,7 +155,7 @@ public final class ReplicatingStore implements MessageStore {
             if (m != null) {
                 m.computeIfPresent(sequence, (s, old) -> old.withRedeliveryCount(redeliveryCount));
             }
-            hub.publish(new JournalRecord.Redelivery(key, sequence, redeliveryCount), false);
+            publish(new JournalRecord.Redelivery(key, sequence, redeliveryCount), false);
         }
         local.updateRedeliveryCount(key, sequence, redeliveryCount);
     }

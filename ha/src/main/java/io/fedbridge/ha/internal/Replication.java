@@ -7,7 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * The replication link's wire format. A backup CONNECTs to the primary's client listener with the federation right
  * and {@code fedbridge-ha-backup: GROUP}, then SUBSCRIBEs to {@code /fedbridge.ha/GROUP}. The primary answers with
- * MESSAGE frames, one per store operation, each carrying the primary's epoch; the backup answers with ACK frames
+ * MESSAGE frames, one per store operation (a transaction's in one GROUP record, applied by the backup as one unit of
+ * its journal), each carrying the primary's epoch; the backup answers with ACK frames
  * saying how much it has stored. A record's body is its journal encoding: one type byte, then the payload.
  *
  * <pre>

@@ -2,6 +2,9 @@ package io.fedbridge.ha.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fedbridge.broker.HaConfig;
+import io.fedbridge.broker.StoredMessage;
+import io.fedbridge.broker.store.InMemoryMessageStore;
 import io.fedbridge.broker.store.internal.JournalRecord;
 import io.fedbridge.core.StompCommand;
 import io.fedbridge.core.StompFrame;
@@ -64,6 +67,38 @@ class ReplicationHubTest {
         ack(b, last);
         assertThat(hub.readyMembers()).containsExactly("b");
         assertThat(ops(b)).containsSubsequence(Replication.OP_CAUGHT_UP, Replication.OP_READY);
+    }
+
+    @Test
+    void aTransactionGoesToABackupAsOneGroupRecordAndItsWritesWaitForThatRecord() {
+        EmbeddedChannel a = join("a");
+        ack(a, lastIndex(a));
+        ReplicatingStore store = new ReplicatingStore(new InMemoryMessageStore(), hub, HaConfig.Replicate.ALL);
+        StoredMessage result = new StoredMessage(11, "ID:r-11", "/queue/results", java.util.Map.of("job", "7"), new byte[] {1}, 0);
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        int before = frames(a).size();
+
+        store.atomically(() -> {
+            writes.add(store.add("/queue/results", result));
+            writes.add(store.remove("/queue/jobs", 7, true));
+        });
+
+        List<StompFrame> sent = frames(a).subList(before, frames(a).size());
+        assertThat(sent).as("one record for the whole transaction: a backup stores all of it or none").hasSize(1);
+        JournalRecord record = Replication.decode(sent.get(0).body());
+        assertThat(record).isInstanceOf(JournalRecord.Group.class);
+        List<JournalRecord> grouped = ((JournalRecord.Group) record).records();
+        assertThat(grouped).hasSize(2);
+        assertThat(grouped.get(0)).isInstanceOfSatisfying(JournalRecord.Add.class, add -> {
+            assertThat(add.key()).isEqualTo("/queue/results");
+            assertThat(add.message().sequence()).isEqualTo(11);
+            assertThat(add.message().headers()).containsEntry("job", "7");
+        });
+        assertThat(grouped.get(1)).isEqualTo(new JournalRecord.Remove("/queue/jobs", 7, true));
+        assertThat(writes).as("waiting for the READY backup").noneMatch(CompletableFuture::isDone);
+
+        ack(a, lastIndex(a));
+        assertThat(writes).allMatch(CompletableFuture::isDone);
     }
 
     private final java.util.Map<EmbeddedChannel, List<StompFrame>> sent = new java.util.HashMap<>();

@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Callers {@linkplain #submit submit} records; the writer thread drains everything queued (up to
  * {@code maxBatch}), appends it to the head segment with one write, forces once, then completes all the futures.
+ * Records that must hold together (a transaction's) are {@linkplain #submitGroup submitted as a group}: one record
+ * with one CRC, never split across segments, so a crash leaves all of it or none (see {@link JournalFormat}).
  * After a force it deletes segments that hold nothing live and compacts sparse ones ({@link JournalMaintenance}, see
  * also {@link JournalIndex}); the directory's files (lock, listing, preallocated segments) are {@link StoreFiles}'.
  *
@@ -278,6 +280,15 @@ public final class Journal {
         return f;
     }
 
+    /**
+     * Queues {@code records} as one {@link JournalRecord.Group}: written with one write as one record, so that after a
+     * crash all of them are found or none. The future completes when the group is as durable as the durability mode
+     * promises. Records that would change nothing (the removal of a message not stored) are left out of it.
+     */
+    public CompletableFuture<Void> submitGroup(List<JournalRecord> records) {
+        return submit(records.size() == 1 ? records.get(0) : new JournalRecord.Group(records));
+    }
+
     /** Queues a best-effort record nobody waits for; dropped silently when the store is closed or failed. */
     public void submitBestEffort(JournalRecord record) {
         enqueue(new Op(record, null));
@@ -439,9 +450,11 @@ public final class Journal {
         try {
             for (int i = 0; i < end; i++) {
                 Op op = batch.get(i);
-                if (index.changesState(op.record)) {
-                    append(op.record);
-                    if (op.record instanceof JournalRecord.Remove || op.record instanceof JournalRecord.SubscriptionRemove) {
+                JournalRecord r = op.record instanceof JournalRecord.Group g ? changing(g) : op.record;
+                if (r != null && (r instanceof JournalRecord.Group || index.changesState(r))) {
+                    append(r);
+                    if (r instanceof JournalRecord.Remove || r instanceof JournalRecord.SubscriptionRemove
+                            || r instanceof JournalRecord.Group) {
                         maintenance.markDue();
                     }
                 }
@@ -487,6 +500,29 @@ public final class Journal {
 
     // ------------------------------------------------------------------- appending
 
+    /**
+     * The records of {@code g} that change anything (one alone is not grouped), or null for none. A removal or
+     * redelivery count of a message the same group adds changes it, though the index does not have it yet.
+     */
+    private JournalRecord changing(JournalRecord.Group g) {
+        List<JournalRecord> kept = new ArrayList<>(g.records().size());
+        java.util.Set<String> added = new java.util.HashSet<>();
+        for (JournalRecord r : g.records()) {
+            if (r instanceof JournalRecord.Add a) {
+                added.add(a.key() + '\u0000' + a.message().sequence());
+                kept.add(r);
+            } else if (index.changesState(r)
+                    || r instanceof JournalRecord.Remove rm && added.contains(rm.key() + '\u0000' + rm.sequence())
+                    || r instanceof JournalRecord.Redelivery rd && added.contains(rd.key() + '\u0000' + rd.sequence())) {
+                kept.add(r);
+            }
+        }
+        if (kept.isEmpty()) {
+            return null;
+        }
+        return kept.size() == 1 ? kept.get(0) : new JournalRecord.Group(kept);
+    }
+
     void append(JournalRecord r) throws IOException {
         JournalFormat.encodePayload(r, payload);
         int length = payload.size();
@@ -511,8 +547,18 @@ public final class Journal {
         } else {
             out.putInt(length).putInt(crc).put(r.type()).put(payload.array(), 0, length);
         }
-        index.apply(r, head.id(), offset, size);
-        recordsUnforced++;
+        if (r instanceof JournalRecord.Group g) {
+            int[] sizes = JournalFormat.groupedSizes(ByteBuffer.wrap(payload.array(), 0, length));
+            long at = offset + JournalFormat.RECORD_HEADER_SIZE + JournalFormat.GROUP_HEADER_SIZE;
+            for (int i = 0; i < sizes.length; i++) {
+                index.apply(g.records().get(i), head.id(), at, sizes[i]);
+                at += sizes[i];
+            }
+            recordsUnforced += sizes.length;
+        } else {
+            index.apply(r, head.id(), offset, size);
+            recordsUnforced++;
+        }
     }
 
     void flushBuffer() throws IOException {

@@ -33,7 +33,8 @@ import java.util.zip.CRC32C;
  *     4  int   CRC32C of (the 4 length bytes, the type byte, the payload)
  *     8  byte  type: 1 ADD, 2 REMOVE, 3 REDELIVERY, 4 DURABLE_SUB_SAVE, 5 DURABLE_SUB_REMOVE,
  *                6 REMOVE_CONSUMED_HERE (a REMOVE after a local consumer took the message; readers before 2026-12
- *                stop at it as at a corrupt record)
+ *                stop at it as at a corrupt record), 7 GROUP (records that hold all together or not at all: a STOMP
+ *                transaction's sends and acks; readers before 2026-12-03 stop at it as at a corrupt record)
  *     9  L bytes payload
  *   end: end of file, or a record header of 9 zero bytes (the rest of a preallocated file is zeros)
  *
@@ -45,12 +46,22 @@ import java.util.zip.CRC32C;
  *   REDELIVERY          long sequence, str key, int redeliveryCount
  *   DURABLE_SUB_SAVE    str key, str clientId, str name, str destination, str selector
  *   DURABLE_SUB_REMOVE  str key
+ *   GROUP               int count (at least 1), then count whole records back to back, each as above (length, CRC,
+ *                       type, payload) and each an ADD, REMOVE, REMOVE_CONSUMED_HERE or REDELIVERY
  * </pre>
+ *
+ * <p>A GROUP is one record with one CRC over all it holds, written with one write and forced once: a crash that
+ * tears it leaves a CRC mismatch at its start, so replay drops the whole group with the torn tail, and never applies
+ * part of it. Replay and the index then see the grouped records one by one, each at its own offset inside the group,
+ * so compaction reads a grouped ADD back as it reads any other. The format version stays 1: a directory written
+ * before groups existed reads the same, and groups are only written when the broker commits a transaction.
  */
 public final class JournalFormat {
 
     public static final int HEADER_SIZE = 64;
     public static final int RECORD_HEADER_SIZE = 9;
+    /** The bytes of a GROUP's payload before its first record (the count). */
+    public static final int GROUP_HEADER_SIZE = 4;
     public static final int VERSION = 1;
     private static final byte[] MAGIC = "FBJOURNL".getBytes(StandardCharsets.US_ASCII);
     private static final Pattern SEGMENT_NAME = Pattern.compile("journal-(\\d{10,19})\\.log");
@@ -148,7 +159,23 @@ public final class JournalFormat {
     /** Encodes a record's payload into {@code out} (cleared first). */
     public static void encodePayload(JournalRecord record, PayloadBuffer out) {
         out.clear();
-        if (record instanceof JournalRecord.Add a) {
+        encodeInto(record, out);
+    }
+
+    private static void encodeInto(JournalRecord record, PayloadBuffer out) {
+        if (record instanceof JournalRecord.Group g) {
+            out.putInt(g.records().size());
+            for (JournalRecord r : g.records()) {
+                int at = out.size();
+                out.putInt(0);
+                out.putInt(0);
+                out.putByte(r.type());
+                encodeInto(r, out);
+                int length = out.size() - at - RECORD_HEADER_SIZE;
+                out.setInt(at, length);
+                out.setInt(at + 4, recordCrc(length, r.type(), out.array(), at + RECORD_HEADER_SIZE, length));
+            }
+        } else if (record instanceof JournalRecord.Add a) {
             StoredMessage m = a.message();
             out.putLong(m.sequence());
             out.putString(a.key());
@@ -222,6 +249,7 @@ public final class JournalFormat {
                                 getString(payload), getString(payload)));
                 case JournalRecord.SubscriptionRemove.TYPE ->
                         new JournalRecord.SubscriptionRemove(requireString(payload, "key"));
+                case JournalRecord.Group.TYPE -> decodeGroup(payload);
                 default -> throw new FormatException("unknown record type " + type);
             };
             if (payload.hasRemaining()) {
@@ -231,6 +259,52 @@ public final class JournalFormat {
         } catch (BufferUnderflowException e) {
             throw new FormatException("record of type " + type + " is shorter than its fields");
         }
+    }
+
+    private static JournalRecord.Group decodeGroup(ByteBuffer payload) throws FormatException {
+        int n = payload.getInt();
+        if (n < 1 || n > payload.remaining() / RECORD_HEADER_SIZE) {
+            throw new FormatException("bad group record count " + n);
+        }
+        java.util.List<JournalRecord> records = new java.util.ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int length = payload.getInt();
+            int crc = payload.getInt();
+            byte type = payload.get();
+            if (length < 0 || length > payload.remaining()) {
+                throw new FormatException("grouped record " + i + " length " + length + " does not fit in its group");
+            }
+            ByteBuffer inner = payload.slice(payload.position(), length);
+            if (recordCrc(length, type, inner.duplicate()) != crc) {
+                throw new FormatException("grouped record " + i + " CRC mismatch");
+            }
+            if (type == JournalRecord.Group.TYPE) {
+                throw new FormatException("a group holds a group");
+            }
+            records.add(decode(type, inner));
+            payload.position(payload.position() + length);
+        }
+        try {
+            return new JournalRecord.Group(records);
+        } catch (IllegalArgumentException e) {
+            throw new FormatException(e.getMessage());
+        }
+    }
+
+    /**
+     * The sizes (header included) of the records a GROUP's payload holds, in order; the first starts
+     * {@link #GROUP_HEADER_SIZE} bytes into the payload. The payload must have been decoded (so it is well formed).
+     */
+    public static int[] groupedSizes(ByteBuffer groupPayload) {
+        ByteBuffer b = groupPayload.duplicate();
+        int n = b.getInt();
+        int[] sizes = new int[n];
+        for (int i = 0; i < n; i++) {
+            int length = b.getInt(b.position());
+            sizes[i] = RECORD_HEADER_SIZE + length;
+            b.position(b.position() + sizes[i]);
+        }
+        return sizes;
     }
 
     private static String requireString(ByteBuffer b, String field) throws FormatException {
@@ -318,6 +392,18 @@ public final class JournalFormat {
             bytes[size++] = (byte) (v >>> 16);
             bytes[size++] = (byte) (v >>> 8);
             bytes[size++] = (byte) v;
+        }
+
+        void putByte(byte v) {
+            ensure(1);
+            bytes[size++] = v;
+        }
+
+        void setInt(int at, int v) {
+            bytes[at] = (byte) (v >>> 24);
+            bytes[at + 1] = (byte) (v >>> 16);
+            bytes[at + 2] = (byte) (v >>> 8);
+            bytes[at + 3] = (byte) v;
         }
 
         void putString(String s) {

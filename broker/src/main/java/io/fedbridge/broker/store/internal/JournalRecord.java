@@ -2,6 +2,7 @@ package io.fedbridge.broker.store.internal;
 
 import io.fedbridge.broker.MessageStore.DurableSubscriptionInfo;
 import io.fedbridge.broker.StoredMessage;
+import java.util.List;
 
 /** One journal record, as written and as read back. */
 public sealed interface JournalRecord {
@@ -56,6 +57,32 @@ public sealed interface JournalRecord {
     /** Forgets a durable subscription and every message stored under its key so far. */
     record SubscriptionRemove(String key) implements JournalRecord {
         public static final byte TYPE = 5;
+
+        @Override
+        public byte type() {
+            return TYPE;
+        }
+    }
+
+    /**
+     * Records that become durable all together or not at all (a STOMP transaction's sends and acks): written as one
+     * record with one CRC, so a write torn by a crash leaves none of them. Only ADD, REMOVE and REDELIVERY records may
+     * be grouped; replay and the index see the grouped records one by one, each at its own place inside the group.
+     */
+    record Group(List<JournalRecord> records) implements JournalRecord {
+        public static final byte TYPE = 7;
+
+        public Group {
+            records = List.copyOf(records);
+            if (records.isEmpty()) {
+                throw new IllegalArgumentException("records must not be empty, but was empty");
+            }
+            for (JournalRecord r : records) {
+                if (!(r instanceof Add || r instanceof Remove || r instanceof Redelivery)) {
+                    throw new IllegalArgumentException("records must be ADD, REMOVE or REDELIVERY records, but held " + r);
+                }
+            }
+        }
 
         @Override
         public byte type() {

@@ -6,7 +6,8 @@ import java.nio.channels.FileChannel;
 
 /**
  * Reads a segment file record by record, checking lengths and CRCs, and says where its valid data ends and, if
- * it stopped early, why.
+ * it stopped early, why. A GROUP record is visited as the records it holds, each at its own offset, and only when
+ * the whole group is valid.
  */
 public final class SegmentScanner {
 
@@ -89,14 +90,24 @@ public final class SegmentScanner {
             }
             JournalRecord r;
             try {
-                r = JournalFormat.decode(type, payload);
+                r = JournalFormat.decode(type, payload.duplicate());
             } catch (JournalFormat.FormatException e) {
                 problem = "record with a valid CRC does not parse: " + e.getMessage();
                 fatal = true;
                 break;
             }
             int recordSize = JournalFormat.RECORD_HEADER_SIZE + length;
-            visitor.record(r, pos, recordSize);
+            if (r instanceof JournalRecord.Group g) {
+                // whole (its CRC is right): each record it holds is applied at its own place in it
+                int[] sizes = JournalFormat.groupedSizes(payload);
+                long at = pos + JournalFormat.RECORD_HEADER_SIZE + JournalFormat.GROUP_HEADER_SIZE;
+                for (int i = 0; i < sizes.length; i++) {
+                    visitor.record(g.records().get(i), at, sizes[i]);
+                    at += sizes[i];
+                }
+            } else {
+                visitor.record(r, pos, recordSize);
+            }
             pos += recordSize;
         }
         boolean dirtyTail = !fatal && pos < size && !isZero(ch, pos, size);

@@ -188,7 +188,16 @@ class WebSocketIT extends WebSocketTestSupport {
         }
         // The JDK client splits a long message into frames: each fits, the STOMP decoder stops at its limit (1008). One
         // frame over the limit and its room is refused by the WebSocket decoder (1009; WebSocketHandshakeHandlerTest).
-        assertThat(huge.awaitClose().status()).as("a message far over the limit").isIn(1008, 1009);
+        int status;
+        try {
+            status = huge.awaitClose().status();
+        } catch (java.util.concurrent.ExecutionException e) {
+            // Closed by the broker while the client was still writing the 200 KB: the unread bytes turn the close into
+            // a TCP reset, which the JDK client reports instead of the close frame. The broker did close it.
+            assertThat(e).hasRootCauseInstanceOf(java.io.IOException.class);
+            return;
+        }
+        assertThat(status).as("a message far over the limit").isIn(1008, 1009);
     }
 
     @Test
