@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * after a back-off.
  *
  * <p>Concurrency: engine-confined. Every method runs on the failover client's engine (a serial executor), and
- * connect completions come back to it through {@link Host#runOnEngine}; the pool has no lock of its own.
+ * connect completions come back to it through {@link ClientThreads#runOnEngine}; the pool has no lock of its own.
  */
 final class BackupPool {
 
@@ -39,18 +38,13 @@ final class BackupPool {
         CompositeUri currentUri();
 
         CompletableFuture<StompConnection> connect(CompositeUri uri);
-
-        void runOnEngine(Runnable task);
-
-        void schedule(Runnable task, long delayMillis, Consumer<ScheduledFuture<?>> handle);
-
-        void closeQuietlyAsync(StompConnection c);
     }
 
     private final String name;
     private final FailoverConfig config;
     private final BrokerList brokers;
     private final IntervalFunction backoff;
+    private final ClientThreads threads;
     private final Host host;
     private final Map<CompositeUri, StompConnection> ready = new LinkedHashMap<>();
     private final Set<CompositeUri> connecting = new HashSet<>();
@@ -59,11 +53,13 @@ final class BackupPool {
     private int failures;
     private ScheduledFuture<?> timer;
 
-    BackupPool(String name, FailoverConfig config, BrokerList brokers, IntervalFunction backoff, Host host) {
+    BackupPool(String name, FailoverConfig config, BrokerList brokers, IntervalFunction backoff, ClientThreads threads,
+               Host host) {
         this.name = name;
         this.config = config;
         this.brokers = brokers;
         this.backoff = backoff;
+        this.threads = threads;
         this.host = host;
     }
 
@@ -77,7 +73,7 @@ final class BackupPool {
                     LOG.debug("{}: using the backup connection to {}", name, uri);
                     return e.getValue();
                 }
-                host.closeQuietlyAsync(e.getValue());
+                threads.closeQuietlyAsync(e.getValue());
                 return null;
             }
         }
@@ -125,7 +121,7 @@ final class BackupPool {
             }
             have++;
             connecting.add(uri);
-            host.connect(uri).whenComplete((c, e) -> host.runOnEngine(() -> {
+            host.connect(uri).whenComplete((c, e) -> threads.runOnEngine(() -> {
                 connecting.remove(uri);
                 if (e != null) {
                     failed.add(uri);
@@ -133,7 +129,7 @@ final class BackupPool {
                     return;
                 }
                 if (host.isTerminal() || BrokerList.same(uri, host.currentUri()) || ready.size() >= config.backupPoolSize()) {
-                    host.closeQuietlyAsync(c);
+                    threads.closeQuietlyAsync(c);
                     return;
                 }
                 failures = 0;
@@ -153,7 +149,7 @@ final class BackupPool {
         if (timer != null) {
             timer.cancel(false);
         }
-        ready.values().forEach(host::closeQuietlyAsync);
+        ready.values().forEach(threads::closeQuietlyAsync);
         ready.clear();
     }
 
@@ -161,7 +157,7 @@ final class BackupPool {
         if (!config.backup() || (timer != null && !timer.isDone())) {
             return;
         }
-        host.schedule(() -> {
+        threads.schedule(() -> {
             timer = null;
             ensure();
         }, delayMillis, f -> timer = f);

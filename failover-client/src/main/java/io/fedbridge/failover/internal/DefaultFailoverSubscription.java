@@ -36,7 +36,7 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
     private static final Logger LOG = LoggerFactory.getLogger(DefaultFailoverSubscription.class);
     private static final Object CLOSED = new Object();
 
-    private final DefaultFailoverClient client;
+    private final Subscriptions owner;
     private final String id;
     private final SubscriptionRequest request;
     private final FailoverMessageListener listener;
@@ -56,9 +56,9 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
     private volatile StompConnection underlyingConnection;
     private volatile FailoverException endCause;
 
-    DefaultFailoverSubscription(DefaultFailoverClient client, String id, SubscriptionRequest request,
+    DefaultFailoverSubscription(Subscriptions owner, String id, SubscriptionRequest request,
                                 FailoverMessageListener listener, int auditDepth) {
-        this.client = client;
+        this.owner = owner;
         this.id = id;
         this.request = request;
         this.listener = listener;
@@ -108,7 +108,7 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
         if (listener == null) {
             queue.add(d);
         } else {
-            client.dispatch(() -> deliverToListener(d));
+            owner.dispatch(() -> deliverToListener(d));
         }
     }
 
@@ -166,7 +166,7 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
             }
         }
         LOG.debug("{}: dropped a redelivery of {}", this, identity);
-        client.redeliveryDropped();
+        owner.redeliveryDropped();
         if (ackCopy) {
             try {
                 d.connection().sendForReceipt(d.frame(StompCommand.ACK, null)).whenComplete((r, e) -> {
@@ -379,12 +379,12 @@ final class DefaultFailoverSubscription implements FailoverSubscription {
 
     @Override
     public void unsubscribe() {
-        client.unsubscribe(this, Map.of());
+        owner.unsubscribe(this, Map.of());
     }
 
     @Override
     public void unsubscribe(Map<String, String> headers) {
-        client.unsubscribe(this, headers);
+        owner.unsubscribe(this, headers);
     }
 
     @Override

@@ -27,15 +27,18 @@ final class PriorityProbe {
     private final BrokerList brokers;
     private final BackupPool backups;
     private final IntervalFunction backoff;
+    private final ClientThreads threads;
     private final Host host;
     private ScheduledFuture<?> timer;
     private int attempts;
 
-    PriorityProbe(FailoverConfig config, BrokerList brokers, BackupPool backups, IntervalFunction backoff, Host host) {
+    PriorityProbe(FailoverConfig config, BrokerList brokers, BackupPool backups, IntervalFunction backoff,
+                  ClientThreads threads, Host host) {
         this.config = config;
         this.brokers = brokers;
         this.backups = backups;
         this.backoff = backoff;
+        this.threads = threads;
         this.host = host;
     }
 
@@ -63,7 +66,7 @@ final class PriorityProbe {
         }
         cancel();
         long delay = backoff.apply(++attempts);
-        host.schedule(this::probeNow, delay, f -> timer = f);
+        threads.schedule(this::probeNow, delay, f -> timer = f);
     }
 
     /** Tries the priority brokers in order now. */
@@ -86,7 +89,7 @@ final class PriorityProbe {
             host.switchTo(uri, backup, "priority broker " + uri.withoutOptions() + " is back");
             return;
         }
-        host.connect(uri).whenComplete((c, e) -> host.runOnEngine(() -> {
+        host.connect(uri).whenComplete((c, e) -> threads.runOnEngine(() -> {
             if (e != null) {
                 probe(candidates, i + 1);
             } else {

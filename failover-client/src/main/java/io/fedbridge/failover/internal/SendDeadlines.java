@@ -6,7 +6,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
-import java.util.function.Consumer;
 
 /**
  * The failover client's {@code timeout} for sends that wait without a connection: one timer, armed for the oldest
@@ -26,8 +25,6 @@ final class SendDeadlines {
 
         /** The last connect failure, for the message; may be null. */
         Throwable lastFailure();
-
-        void schedule(Runnable task, long delayMillis, Consumer<ScheduledFuture<?>> handle);
     }
 
     private final FailoverConfig config;
@@ -35,15 +32,18 @@ final class SendDeadlines {
     private final BrokerList brokers;
     private final Clock clock;
     private final Object lock;
+    private final ClientThreads threads;
     private final Host host;
     private ScheduledFuture<?> check;
 
-    SendDeadlines(FailoverConfig config, PendingSends pending, BrokerList brokers, Clock clock, Object lock, Host host) {
+    SendDeadlines(FailoverConfig config, PendingSends pending, BrokerList brokers, Clock clock, Object lock,
+                  ClientThreads threads, Host host) {
         this.config = config;
         this.pending = pending;
         this.brokers = brokers;
         this.clock = clock;
         this.lock = lock;
+        this.threads = threads;
         this.host = host;
     }
 
@@ -61,7 +61,7 @@ final class SendDeadlines {
             }
         }
         if (earliest >= 0) {
-            host.schedule(this::expire, earliest + config.timeout().toMillis() - clock.millis(), f -> check = f);
+            threads.schedule(this::expire, earliest + config.timeout().toMillis() - clock.millis(), f -> check = f);
         }
     }
 

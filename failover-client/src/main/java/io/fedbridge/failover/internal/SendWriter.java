@@ -31,6 +31,11 @@ final class SendWriter {
     private final SendWindow window = new SendWindow();
     private final AtomicLong fences = new AtomicLong();
     private final AtomicLong duplicateReceipts = new AtomicLong();
+    /** The URI of the connection last settled on: a receipt names it, and making its string costs more than the rest. */
+    private volatile ConnectionUri lastUri;
+
+    private record ConnectionUri(StompConnection connection, String uri) {
+    }
 
     SendWriter(PendingSends pending) {
         this.pending = pending;
@@ -84,7 +89,7 @@ final class SendWriter {
         if (e == null || unwrap(e) instanceof StompErrorException) {
             for (PendingSend q : covered) {
                 if (q.connection == c && pending.remove(q)) {
-                    q.result.complete(new SendReceipt(q.federationId, DefaultFailoverClient.uriOf(c), false, q.writes > 1));
+                    q.result.complete(new SendReceipt(q.federationId, uriOf(c), false, q.writes > 1));
                 }
             }
         }
@@ -113,17 +118,26 @@ final class SendWriter {
                 if (duplicate) {
                     duplicateReceipts.incrementAndGet();
                 }
-                p.result.complete(new SendReceipt(p.federationId, DefaultFailoverClient.uriOf(c), duplicate, p.writes > 1));
+                p.result.complete(new SendReceipt(p.federationId, uriOf(c), duplicate, p.writes > 1));
             }
             return;
         }
         Throwable cause = unwrap(e);
         if (cause instanceof StompErrorException err && p.connection == c && pending.remove(p)) {
-            p.result.completeExceptionally(new MessageRejectedException("broker " + DefaultFailoverClient.uriOf(c)
+            p.result.completeExceptionally(new MessageRejectedException("broker " + uriOf(c)
                     + " rejected the " + p + ": " + (err.errorMessage() != null ? err.errorMessage() : err.getMessage()),
                     p.federationId, err));
         }
         // Otherwise the connection failed: the send stays pending and is written again on the next connection.
+    }
+
+    private String uriOf(StompConnection c) {
+        ConnectionUri last = lastUri;
+        if (last == null || last.connection() != c) {
+            last = new ConnectionUri(c, DefaultFailoverClient.uriOf(c));
+            lastUri = last;
+        }
+        return last.uri();
     }
 
     private static Throwable unwrap(Throwable e) {

@@ -42,6 +42,8 @@ final class SequenceAudit {
     private final LinkedHashMap<String, Boolean> singles = new LinkedHashMap<>();
     private long uses;
     private int ranges;
+    /** The stream found last ({@link #stream}); may have been dropped since, so checked against {@link #streams}. */
+    private Stream last;
 
     SequenceAudit(int budget) {
         if (budget < 1) {
@@ -55,7 +57,7 @@ final class SequenceAudit {
         if (at < 0) {
             return singles.containsKey(id);
         }
-        Stream s = streams.get(id.substring(0, at));
+        Stream s = stream(id, at);
         return s != null && s.contains(Long.parseLong(id, at, id.length(), 10));
     }
 
@@ -67,11 +69,12 @@ final class SequenceAudit {
             }
             return;
         }
-        String key = id.substring(0, at);
-        Stream s = streams.get(key);
+        Stream s = stream(id, at);
         if (s == null) {
+            String key = id.substring(0, at);
             s = new Stream(key);
             streams.put(key, s);
+            last = s;
         } else {
             victims.remove(s);
         }
@@ -87,7 +90,7 @@ final class SequenceAudit {
             singles.remove(id);
             return;
         }
-        Stream s = streams.get(id.substring(0, at));
+        Stream s = stream(id, at);
         if (s == null) {
             return;
         }
@@ -99,6 +102,22 @@ final class SequenceAudit {
             victims.add(s);
         }
         evictBeyondBudget();
+    }
+
+    /**
+     * The stream of {@code id}, whose number starts at {@code at}, or null. Most ids in a row are of one stream (a producer's
+     * messages to one destination): the last one found is checked first, without cutting the id's key out of it.
+     */
+    private Stream stream(String id, int at) {
+        Stream s = last;
+        if (s != null && s.key.length() == at && id.startsWith(s.key) && streams.get(s.key) == s) {
+            return s;
+        }
+        s = streams.get(id.substring(0, at));
+        if (s != null) {
+            last = s;
+        }
+        return s;
     }
 
     /** Ranges and single ids remembered. */

@@ -118,6 +118,23 @@ class SequenceAuditTest {
     }
 
     @Test
+    void shouldStartAStreamAfreshOnceItsLastRangeWasRemovedThoughItWasTheOneFoundLast() {
+        SequenceAudit audit = new SequenceAudit(100);
+        audit.add("p:1:1");
+        audit.remove("p:1:1");
+        assertThat(audit.streamCount()).isZero();
+        audit.add("p:1:1");
+        audit.add("q:1:7");
+        audit.add("p:1:2");
+        assertThat(audit.streamCount()).isEqualTo(2);
+        assertThat(audit.size()).isEqualTo(2);
+        assertThat(audit.contains("p:1:1")).isTrue();
+        assertThat(audit.contains("p:1:2")).isTrue();
+        assertThat(audit.contains("q:1:7")).isTrue();
+        assertThat(audit.contains("q:1:1")).isFalse();
+    }
+
+    @Test
     void shouldRefuseABudgetBelowOne() {
         assertThatThrownBy(() -> new SequenceAudit(0)).hasMessageContaining("budget must be >= 1, but was 0");
     }

@@ -19,48 +19,61 @@ import java.util.Arrays;
  */
 public final class JmsBytesMessage extends JmsMessage implements BytesMessage {
 
-    private ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    private DataOutputStream out = new DataOutputStream(buffer);
+    private static final byte[] EMPTY = new byte[0];
+
+    /** Write mode (bytes null): what was written, made on the first write. Read mode: the body and its reader. */
+    private ByteArrayOutputStream buffer;
+    private DataOutputStream out;
     private byte[] bytes;
+    /** Made on the first read: a received message read by {@link #bodyBytes} alone never needs one. */
     private DataInputStream in;
 
     /** The body as it stands (what has been written, or what was received). */
     byte[] bodyBytes() {
-        return bytes != null ? bytes : buffer.toByteArray();
+        return bytes != null ? bytes : buffer == null ? EMPTY : buffer.toByteArray();
     }
 
     void setReceivedBody(byte[] body) {
         this.bytes = body;
         this.buffer = null;
         this.out = null;
-        this.in = new DataInputStream(new ByteArrayInputStream(body));
+        this.in = null;
     }
 
     @Override
     protected void onReadOnly() {
-        if (in == null) {
+        if (bytes == null) {
             setReceivedBody(bodyBytes());
         }
     }
 
     private DataInputStream in() throws MessageNotReadableException {
-        if (in == null) {
+        if (bytes == null) {
             throw new MessageNotReadableException("the BytesMessage is write-only until it is sent or reset()");
+        }
+        if (in == null) {
+            in = new DataInputStream(new ByteArrayInputStream(bytes));
         }
         return in;
     }
 
     private DataOutputStream out() throws JMSException {
         checkWritable();
-        if (out == null) {
+        if (bytes != null) {
             throw new MessageNotReadableException("the BytesMessage is read-only");
+        }
+        if (out == null) {
+            buffer = new ByteArrayOutputStream();
+            out = new DataOutputStream(buffer);
         }
         return out;
     }
 
     @Override
     public long getBodyLength() throws JMSException {
-        in();
+        if (bytes == null) {
+            throw new MessageNotReadableException("the BytesMessage is write-only until it is sent or reset()");
+        }
         return bytes.length;
     }
 
@@ -73,8 +86,8 @@ public final class JmsBytesMessage extends JmsMessage implements BytesMessage {
     @Override
     public void clearBody() throws JMSException {
         super.clearBody();
-        buffer = new ByteArrayOutputStream();
-        out = new DataOutputStream(buffer);
+        buffer = null;
+        out = null;
         bytes = null;
         in = null;
     }

@@ -86,7 +86,9 @@ final class MessageMapping {
         if (m.getJMSExpiration() != 0) {
             b.header(StompHeaders.EXPIRES, Long.toString(m.getJMSExpiration()));
         }
-        b.persistent(m.getJMSDeliveryMode() == DeliveryMode.PERSISTENT);
+        if (m.getJMSDeliveryMode() == DeliveryMode.PERSISTENT) {
+            b.persistent(true); // no header means NON_PERSISTENT to STOMP brokers and on receipt: one header less per hop
+        }
         if (m.getJMSType() != null) {
             b.header(TYPE, m.getJMSType());
         }
@@ -99,27 +101,40 @@ final class MessageMapping {
         if (destination instanceof jakarta.jms.Topic) {
             b.header(JmsConnection.ORIGIN, sender.origin()); // for noLocal subscribers
         }
-        List<String> types = new ArrayList<>();
-        for (Enumeration<?> e = m.getPropertyNames(); e.hasMoreElements(); ) {
-            String name = (String) e.nextElement();
-            Object v = m.getObjectProperty(name);
-            if (v == null || name.equals("JMSXDeliveryCount")) { // set by the receiving side
-                continue;
+        List<String> types = null;
+        if (m instanceof JmsMessage own) {
+            for (Map.Entry<String, Object> e : own.properties().entrySet()) { // no copy of the names, as getPropertyNames makes
+                types = property(b, e.getKey(), e.getValue(), types);
             }
-            if (NOT_PROPERTIES.contains(name) || name.startsWith("fedbridge-")) {
-                throw new IllegalArgumentException("property name '" + name + "' is reserved (a STOMP header of the frame or "
-                        + "of a JMS header field)");
-            }
-            b.header(name, v.toString());
-            if (!(v instanceof String)) {
-                types.add(name + ":" + typeName(v));
+        } else {
+            for (Enumeration<?> e = m.getPropertyNames(); e.hasMoreElements(); ) {
+                String name = (String) e.nextElement();
+                types = property(b, name, m.getObjectProperty(name), types);
             }
         }
-        if (!types.isEmpty()) {
+        if (types != null) {
             b.header(PROPERTY_TYPES, String.join(",", types));
         }
         body(m, b);
         return b.build();
+    }
+
+    /** Adds property {@code name} as a header; returns {@code types} with its type if it is not a String. */
+    private static List<String> property(io.fedbridge.core.Message.Builder b, String name, Object v, List<String> types) {
+        if (v == null || name.equals("JMSXDeliveryCount")) { // set by the receiving side
+            return types;
+        }
+        if (NOT_PROPERTIES.contains(name) || name.startsWith("fedbridge-")) {
+            throw new IllegalArgumentException("property name '" + name + "' is reserved (a STOMP header of the frame or "
+                    + "of a JMS header field)");
+        }
+        b.header(name, v.toString());
+        if (v instanceof String) {
+            return types;
+        }
+        List<String> t = types != null ? types : new ArrayList<>();
+        t.add(name + ":" + typeName(v));
+        return t;
     }
 
     private static void body(Message m, io.fedbridge.core.Message.Builder b) throws JMSException {
@@ -190,16 +205,23 @@ final class MessageMapping {
                 + "new FedbridgeQueue/FedbridgeTopic), but was " + (d == null ? null : d.getClass().getName() + " " + d));
     }
 
+    /** The last queue or topic made by {@link #fromStomp(String)}: a consumer's messages mostly name one destination. */
+    private static volatile FedbridgeDestination lastDestination;
+
     /** The destination object for a STOMP destination a broker named. */
     static Destination fromStomp(String stompName) {
         if (stompName == null) {
             return null;
         }
+        FedbridgeDestination last = lastDestination;
+        if (last != null && last.stompName().equals(stompName)) {
+            return last; // immutable, so one instance serves every message that names it
+        }
         if (stompName.startsWith(FedbridgeDestination.QUEUE_PREFIX)) {
-            return new FedbridgeQueue(stompName);
+            return lastDestination = new FedbridgeQueue(stompName);
         }
         if (stompName.startsWith(FedbridgeDestination.TOPIC_PREFIX)) {
-            return new FedbridgeTopic(stompName);
+            return lastDestination = new FedbridgeTopic(stompName);
         }
         if (stompName.startsWith(FedbridgeDestination.TEMP_QUEUE_PREFIX)) {
             return new JmsTemporaryQueue(stompName, null);
