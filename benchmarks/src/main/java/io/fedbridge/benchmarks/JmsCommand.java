@@ -58,6 +58,14 @@ public final class JmsCommand extends ComparisonCommand {
     private static final Metric MAX = new Metric("max", "max ms", Unit.MILLIS, false);
     private static final Metric RATE = new Metric("rate", "rate/s", Unit.RATE, true);
 
+    /**
+     * A longer warm-up than the other commands': with 10 s, the JMS client's C2 compiler thread used more CPU than all its
+     * other threads together in the measured rounds, and after 28 s still a fifth of the client's CPU.
+     */
+    public JmsCommand() {
+        warmupSeconds = 30;
+    }
+
     @Override
     protected String name() {
         return "jms";
@@ -83,8 +91,8 @@ public final class JmsCommand extends ComparisonCommand {
         if (scenarios.contains("throughput")) {
             report.scenario(new Scenario("throughput", String.format(Locale.ROOT, "JMS A -> B, NON_PERSISTENT throughput, %,d msgs",
                     messages), "JMS A->B, non-persistent", MSGS, List.of(), List.of(MSGS), true));
-            report.aim(new Aim("JMS A -> B non-persistent throughput, fedbridge-jms at least ActiveMQ's client", "throughput",
-                    MSGS.key(), 1, true));
+            report.aim(new Aim("JMS A -> B non-persistent throughput, fedbridge-jms at least twice ActiveMQ's client (issue 23)",
+                    "throughput", MSGS.key(), 2, true));
         }
         if (scenarios.contains("persistent")) {
             report.scenario(new Scenario("persistent", String.format(Locale.ROOT, "JMS A -> B, PERSISTENT synchronous sends, %,d"
@@ -122,6 +130,8 @@ public final class JmsCommand extends ComparisonCommand {
                     kv -> Map.of(MSGS.key(), rate(kv, "messages"))));
         }
         if (scenarios.contains("persistent")) {
+            // its own code path (a receipt per send, a thread woken per message), which the non-persistent rounds do not warm
+            onEveryLiveTarget(ts, "persistent warm-up", topo -> warmUp(topo, "throughput " + persistentMessages + " true"));
             runInterleaved(ts, "persistent", topo -> measure(topo, "throughput " + persistentMessages + " true",
                     kv -> Map.of(MSGS.key(), rate(kv, "messages"))));
         }

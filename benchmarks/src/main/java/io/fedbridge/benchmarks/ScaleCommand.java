@@ -112,7 +112,8 @@ public final class ScaleCommand implements Callable<Integer> {
 
     static String table(List<ScaleRun> runs) {
         StringBuilder b = new StringBuilder("Topology scale: brokers in one JVM over TCP loopback, one duplex bridge per link,"
-                + " networkTTL = the topology's diameter unless --ttl says otherwise. Heap: MemoryMXBean after System.gc(), so ±a few %.\n"
+                + " networkTTL = the topology's diameter unless --ttl says otherwise. Heap: MemoryMXBean after System.gc(), ±10 %"
+                + " (the consumers command weighs a remote subscription precisely, with a class histogram).\n"
                 + "demand = consumer SUBSCRIBEs until every other broker holds its network subscription (max of 3 consumers:"
                 + " first, middle, last broker); withdraw = UNSUBSCRIBE until none does; leave = the consumers' broker closes"
                 + " until no broker holds any demand.\n\n"

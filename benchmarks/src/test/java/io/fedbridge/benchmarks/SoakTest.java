@@ -20,7 +20,7 @@ import picocli.CommandLine;
  */
 class SoakTest {
 
-    private static final int SECONDS = 30;
+    private static final int SECONDS = 60;
     /** Its schedule: a fill, a cut and a kill within the first 30 s (see the printed faults). */
     private static final String SEED = "7";
     /** Its schedule with --ha: a kill of B4 (the HA group) first, then of B2 (see the printed faults). */
