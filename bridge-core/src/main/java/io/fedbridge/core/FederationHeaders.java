@@ -170,6 +170,53 @@ public final class FederationHeaders {
      */
     public static final String TEMP_RECONNECT_GRACE = "fedbridge-temp-reconnect-grace";
 
+    /*
+     * Settling forwards left in doubt by a dead link. A broker that forwarded a queue message over a link which died
+     * before the peer's receipt came keeps the message for that peer only (BrokerConfig.inDoubtHold): the peer may have
+     * stored it, and may even have delivered it. When a bridge between the two comes up again it asks the peer, message
+     * by message, and tells the broker the answer, so the copy is dropped (the peer has it) or released to anyone at
+     * once (the peer never stored it): whether or not the peer still has a consumer of that queue.
+     */
+
+    /**
+     * CONNECTED, to a federation link: "true" when this broker lists the forwards it holds in doubt for a peer on
+     * {@link #IN_DOUBT_TOPIC}, answers {@link #IN_DOUBT_PROBE} SENDs and takes {@link #IN_DOUBT_SETTLE} SENDs.
+     */
+    public static final String IN_DOUBT = "fedbridge-in-doubt";
+    /**
+     * A federation link's SUBSCRIBE here, with {@link #NETWORK_CONSUMER} and {@link #EXCLUDE_BROKER} naming the peer,
+     * receives one MESSAGE per forward this broker holds in doubt for that peer: the message's headers (its own
+     * {@code message-id} included), no body, {@link #ADVISORY} = {@value #IN_DOUBT_ADVISORY} and
+     * {@link #ADVISORY_DESTINATION} naming its queue. A snapshot, taken at SUBSCRIBE (doubts arise only when a link
+     * dies, and the bridge subscribes on each new link). Other subscribers receive nothing.
+     */
+    public static final String IN_DOUBT_TOPIC = "/topic/fedbridge.advisory.in-doubt";
+    public static final String IN_DOUBT_ADVISORY = "in-doubt";
+    /**
+     * SEND from a federation link holding {@code federate} on its destination, with {@link #FEDERATION_ID} (and
+     * {@link #REPLAYS}) as the forward would carry them: not a message; the RECEIPT's {@link #IN_DOUBT_STATE} says
+     * whether this broker has accepted that forward.
+     */
+    public static final String IN_DOUBT_PROBE = "fedbridge-in-doubt-probe";
+    /**
+     * RECEIPT of an {@link #IN_DOUBT_PROBE}: {@value #IN_DOUBT_STORED} (accepted here, whether or not consumed since),
+     * {@value #IN_DOUBT_ABSENT} (never accepted, or forgotten: older than the dedupe window) or {@value #IN_DOUBT_PENDING}
+     * (being stored right now: ask again).
+     */
+    public static final String IN_DOUBT_STATE = "fedbridge-in-doubt-state";
+    public static final String IN_DOUBT_STORED = "stored";
+    public static final String IN_DOUBT_ABSENT = "absent";
+    public static final String IN_DOUBT_PENDING = "pending";
+    /**
+     * SEND from a federation link holding {@code federate} on its destination (a queue), with {@link #IN_DOUBT_MESSAGE}
+     * and {@link #EXCLUDE_BROKER} naming the peer: not a message; settles that forward if this broker still holds it in
+     * doubt for that peer. {@value #IN_DOUBT_STORED}: the peer has it, the copy here is removed;
+     * {@value #IN_DOUBT_ABSENT}: the peer never had it, the copy here goes to any consumer at once.
+     */
+    public static final String IN_DOUBT_SETTLE = "fedbridge-in-doubt-settle";
+    /** Of an {@link #IN_DOUBT_SETTLE}: the {@code message-id} this broker gave the forward. */
+    public static final String IN_DOUBT_MESSAGE = "fedbridge-in-doubt-message";
+
     /** Splits a comma-separated broker path; empty for null or blank. */
     public static java.util.List<String> parsePath(String path) {
         if (path == null || path.isBlank()) {

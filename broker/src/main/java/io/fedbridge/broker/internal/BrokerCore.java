@@ -385,6 +385,39 @@ public final class BrokerCore {
         });
     }
 
+    /**
+     * One event per forward held in doubt for {@code peer}, for {@link io.fedbridge.core.FederationHeaders#IN_DOUBT_TOPIC}:
+     * the message's headers under its own message id (a bridge computes the forward's federation id from them as it
+     * would for the forward itself), no body, and the queue it waits in.
+     */
+    List<BrokerMessage> inDoubtEvents(String peer) {
+        List<BrokerMessage> events = new ArrayList<>();
+        List<QueueEntry> held = new ArrayList<>();
+        for (QueueDestination q : queues.values()) {
+            held.clear();
+            q.inDoubtFor(peer, held);
+            for (QueueEntry e : held) {
+                StompHeaders h = e.message.headers.copy();
+                h.set(io.fedbridge.core.FederationHeaders.ADVISORY, io.fedbridge.core.FederationHeaders.IN_DOUBT_ADVISORY);
+                h.set(io.fedbridge.core.FederationHeaders.ADVISORY_DESTINATION, q.name);
+                events.add(new BrokerMessage(sequence.incrementAndGet(), e.message.messageId,
+                        io.fedbridge.core.FederationHeaders.IN_DOUBT_TOPIC, h, new byte[0]));
+            }
+        }
+        return events;
+    }
+
+    /** Whether the forward with federation id {@code fedId} (and {@code replays}) was accepted here: a peer asks. */
+    String inDoubtState(String fedId, String replays) {
+        return dedupe.probe(fedId, replays);
+    }
+
+    /** See {@link QueueDestination#settleInDoubt}; false if there is no such queue. */
+    boolean settleInDoubt(String queue, String messageId, String peer, boolean stored) {
+        QueueDestination q = queues.get(queue);
+        return q != null && q.settleInDoubt(messageId, peer, stored);
+    }
+
     public long duplicatesDropped() {
         return dedupe.duplicates();
     }

@@ -250,6 +250,23 @@ final class FederationDedupe {
         }
     }
 
+    /**
+     * What this broker knows of the forward with federation id {@code id} ({@code replays}: its replay count, or null),
+     * for a peer that holds it in doubt: {@code stored} if it was accepted here (a replay also if a local consumer
+     * took a copy), {@code pending} while its acceptance is under way, else {@code absent}. Non-persistent messages are
+     * forgotten at a restart, as they are themselves.
+     */
+    synchronized String probe(String id, String replays) {
+        BoundedIdSet.Fingerprint f = BoundedIdSet.fingerprint(replays == null ? id : id + "#r" + replays);
+        if (inFlight.contains(f.high(), f.low())) {
+            return io.fedbridge.core.FederationHeaders.IN_DOUBT_PENDING;
+        }
+        if (recent.contains(f) || replays != null && recent.isMarked(id)) {
+            return io.fedbridge.core.FederationHeaders.IN_DOUBT_STORED;
+        }
+        return io.fedbridge.core.FederationHeaders.IN_DOUBT_ABSENT;
+    }
+
     /** A copy of a consumed message was dropped before delivery. */
     synchronized void countDuplicate() {
         duplicates++;

@@ -56,6 +56,12 @@ final class QueueDestination {
     CompletableFuture<Void> lastArrival = BrokerCore.DONE;
     private volatile int pendingSnapshot;
     private ScheduledDelivery schedule;
+    /**
+     * Pending entries forwarded to a peer whose receipt never came ({@link QueueEntry#inDoubtWith}), by message id, until
+     * delivered again or settled by a bridge ({@link #settleInDoubt}); null while there never were any. An entry whose
+     * hold ended stays until it is delivered: the peer's answer may still save a duplicate.
+     */
+    private java.util.Map<String, QueueEntry> inDoubt;
 
     /**
      * @param sharedQueue a queue proper (one copy of a message for one of its consumers), not a topic subscriber's:
@@ -193,9 +199,13 @@ final class QueueDestination {
             // return later with its copy, that copy is a duplicate only a consumer-side audit catches).
             long hold = core.config.inDoubtHold().toMillis();
             long until = core.clock.millis() + hold;
+            if (inDoubt == null) {
+                inDoubt = new java.util.LinkedHashMap<>();
+            }
             for (QueueEntry e : unacked) {
                 e.inDoubtWith = c.peer;
                 e.inDoubtUntil = until;
+                inDoubt.put(e.message.messageId, e);
             }
             scheduleDispatch(hold + 1);
         }
@@ -332,6 +342,7 @@ final class QueueDestination {
                 if (e.message.isExpired(now)) {
                     it.remove();
                     pending.removed();
+                    noLongerInDoubt(e);
                     expired++;
                     settleLoan(e);
                     core.deadLetter(this, e, "expired");
@@ -350,6 +361,7 @@ final class QueueDestination {
                 }
                 it.remove();
                 pending.removed();
+                noLongerInDoubt(e); // delivered: back to its peer (whose dedupe settles it) or, its hold over, to anyone
                 if (!c.network && sharedQueue && e.message.federationId != null && e.loan == null
                         && core.dedupe.wasConsumedLocally(e.message)) {
                     // another copy of a message a local consumer already took (see FederationDedupe.recent: its marks)
@@ -505,9 +517,59 @@ final class QueueDestination {
         return true;
     }
 
+    private void noLongerInDoubt(QueueEntry e) {
+        if (inDoubt != null && !inDoubt.isEmpty()) {
+            inDoubt.remove(e.message.messageId);
+        }
+        e.inDoubtWith = null;
+    }
+
+    /** Adds the entries held in doubt for {@code peer} to {@code out} (see FederationHeaders#IN_DOUBT_TOPIC). */
+    synchronized void inDoubtFor(String peer, List<QueueEntry> out) {
+        if (inDoubt == null) {
+            return;
+        }
+        for (QueueEntry e : inDoubt.values()) {
+            if (peer.equals(e.inDoubtWith)) {
+                out.add(e);
+            }
+        }
+    }
+
+    /**
+     * A bridge asked {@code peer} about the forward {@code messageId} held here in doubt for it: with {@code stored} the
+     * peer has it, so the copy here is removed (the peer owns the message now); else the peer never had it, and it
+     * goes to any consumer at once.
+     *
+     * @return false if no entry of that id waits here in doubt for that peer (delivered again, expired, purged)
+     */
+    synchronized boolean settleInDoubt(String messageId, String peer, boolean stored) {
+        QueueEntry e = inDoubt == null ? null : inDoubt.get(messageId);
+        if (e == null || !peer.equals(e.inDoubtWith)) {
+            return false;
+        }
+        inDoubt.remove(messageId);
+        e.inDoubtWith = null;
+        if (!pending.remove(e)) {
+            return false;
+        }
+        if (stored) {
+            dequeued++;
+            core.release(e); // the peer has it: forced soon, so a restart here does not bring the copy back
+            forget(e);
+        } else {
+            pending.addFirst(e); // it was at the head, where an unacknowledged delivery goes back
+        }
+        dispatch();
+        return true;
+    }
+
     /** Drops everything (a subscription that ended, a durable subscription removed). */
     synchronized void delete() {
         deleted = true;
+        if (inDoubt != null) {
+            inDoubt.clear();
+        }
         pending.clear(e -> {
             core.release(e);
             if (e.loan != null) {
@@ -529,6 +591,7 @@ final class QueueDestination {
     synchronized List<QueueEntry> takePending(int max) {
         List<QueueEntry> taken = pending.take(max, e -> {
             forget(e);
+            noLongerInDoubt(e);
             settleLoan(e); // purged or moved here: the lender's copy goes too, this one is now this broker's
             e.loan = null;
         });

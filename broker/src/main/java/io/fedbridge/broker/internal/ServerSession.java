@@ -312,6 +312,10 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             return;
         }
+        if (federationLink && (f.header(FederationHeaders.IN_DOUBT_PROBE) != null || f.header(FederationHeaders.IN_DOUBT_SETTLE) != null)) {
+            onInDoubt(f);
+            return;
+        }
         if (waitsForDisk(f)) {
             return;
         }
@@ -405,6 +409,56 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             channel.config().setAutoRead(false);
             LocalFlowControl.pause(channel);
         }
+    }
+
+    /**
+     * A bridge settling a forward a dead link left in doubt (FederationHeaders#IN_DOUBT_TOPIC): a probe asks whether
+     * this broker accepted it, a settle says what the peer answered. Neither is a message.
+     */
+    private void onInDoubt(StompFrame f) {
+        String receipt = f.header(StompHeaders.RECEIPT);
+        boolean probe = f.header(FederationHeaders.IN_DOUBT_PROBE) != null;
+        String what = probe ? FederationHeaders.IN_DOUBT_PROBE : FederationHeaders.IN_DOUBT_SETTLE;
+        String dest = f.header(StompHeaders.DESTINATION);
+        String invalid = Destinations.validate(dest);
+        if (invalid != null) {
+            error("SEND with " + what + " rejected: " + invalid, null, receipt);
+            return;
+        }
+        if (!mayFederate(dest)) {
+            error("SEND with " + what + " denied: user '" + identity.name() + "' has no federate permission on " + dest, null, receipt);
+            return;
+        }
+        if (probe) {
+            String fedId = f.header(FederationHeaders.FEDERATION_ID);
+            if (fedId == null || fedId.isEmpty()) {
+                error("SEND with " + what + " rejected: it needs a " + FederationHeaders.FEDERATION_ID + " header", null, receipt);
+                return;
+            }
+            if (receipt != null) {
+                write(StompFrame.of(StompCommand.RECEIPT, StompHeaders.RECEIPT_ID, receipt, FederationHeaders.IN_DOUBT_STATE,
+                        core.inDoubtState(fedId, f.header(FederationHeaders.REPLAYS))));
+            }
+            return;
+        }
+        String verdict = f.header(FederationHeaders.IN_DOUBT_SETTLE);
+        String messageId = f.header(FederationHeaders.IN_DOUBT_MESSAGE);
+        String peer = f.header(FederationHeaders.EXCLUDE_BROKER);
+        if (!FederationHeaders.IN_DOUBT_STORED.equals(verdict) && !FederationHeaders.IN_DOUBT_ABSENT.equals(verdict)) {
+            error("SEND with " + what + " rejected: its value must be " + FederationHeaders.IN_DOUBT_STORED + " or "
+                    + FederationHeaders.IN_DOUBT_ABSENT + ", but was '" + verdict + "'", null, receipt);
+            return;
+        }
+        if (messageId == null || peer == null) {
+            error("SEND with " + what + " rejected: it needs " + FederationHeaders.IN_DOUBT_MESSAGE + " and "
+                    + FederationHeaders.EXCLUDE_BROKER + " headers", null, receipt);
+            return;
+        }
+        boolean settled = core.settleInDoubt(dest, messageId, peer, FederationHeaders.IN_DOUBT_STORED.equals(verdict));
+        if (settled) {
+            LOG.debug("broker {}: forward {} on {} held in doubt for {} settled: {}", core.config.name(), messageId, dest, peer, verdict);
+        }
+        receipt(f);
     }
 
     /** A persistent SEND while the disk is below minFreeDisk waits, with all after it, until space returns. */

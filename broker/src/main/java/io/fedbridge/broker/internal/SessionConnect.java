@@ -195,6 +195,7 @@ final class SessionConnect {
         h.add(FederationHeaders.VOUCHED_IDS, "true");
         if (session.federationLink) {
             h.add(FederationHeaders.ACK_THROUGH, "true");
+            h.add(FederationHeaders.IN_DOUBT, "true");
         }
         if (!core.temps.graceFor(session.tempOwner).isZero()) {
             h.add(FederationHeaders.TEMP_RECONNECT_GRACE, Long.toString(core.temps.graceFor(session.tempOwner).toMillis()));

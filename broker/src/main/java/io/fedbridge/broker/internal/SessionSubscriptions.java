@@ -167,6 +167,15 @@ final class SessionSubscriptions {
                 c.topicRegistration = core.subscribeCluster(dest, subQueue, filter);
             } else if (dest.equals(FederationHeaders.DEFINITIONS_TOPIC)) {
                 c.topicRegistration = ClusterCore.subscribe(core, dest, subQueue, filter);
+            } else if (dest.equals(FederationHeaders.IN_DOUBT_TOPIC)) {
+                c.topicRegistration = new TopicRegistry.Registration(dest, subQueue, null); // a snapshot, never routed to
+                String peer = f.header(FederationHeaders.EXCLUDE_BROKER);
+                if (network && session.federationLink && peer != null) {
+                    for (BrokerMessage m : core.inDoubtEvents(peer)) {
+                        core.memory.reserve(m.size);
+                        subQueue.enqueue(new QueueEntry(m, null, 0));
+                    }
+                }
             } else {
                 c.topicRegistration = ConsumerAdvisories.isAdvisory(dest)
                         ? core.advisories.subscribe(dest, subQueue, filter)

@@ -149,4 +149,69 @@ class MessageCopiesIT extends BrokerTestSupport {
         await("inDoubtHold=0: a local consumer gets it as soon as the link is gone").atMost(Duration.ofSeconds(2))
                 .until(() -> local.contains("m1"));
     }
+
+    /**
+     * Speaks for an earlier link of peer {@code a}'s bridge: takes the next message of {@code queue} on {@code b} as a
+     * network subscription for {@code a}, and dies without acknowledging it; with {@code storeOnPeer} it first hands
+     * the message to {@code a} as the bridge would (same federation id), where a consumer takes it.
+     *
+     * @return the message's id on {@code b}
+     */
+    private String forwardAndDie(Broker b, Broker a, String queue, boolean storeOnPeer) throws Exception {
+        StompConnection earlierLink = link(b);
+        Subscription forwarding = earlierLink.subscribeAndWait(SubscriptionRequest.builder(queue).ackMode(AckMode.CLIENT_INDIVIDUAL)
+                .header(FederationHeaders.NETWORK_CONSUMER, "true").header(FederationHeaders.EXCLUDE_BROKER, a.id()).build(), null, WAIT);
+        ReceivedMessage m = forwarding.receive(WAIT);
+        if (storeOnPeer) {
+            StompFrame forward = new StompFrame(StompCommand.SEND, StompHeaders.of(StompHeaders.DESTINATION, queue,
+                    StompHeaders.PERSISTENT, "true", FederationHeaders.BROKER_PATH, b.id(),
+                    FederationHeaders.FEDERATION_ID, b.id() + ":" + m.messageId()), m.body());
+            link(a).sendForReceipt(forward).get(10, TimeUnit.SECONDS);
+            StompConnection consumerOnA = connect(a, "tcp");
+            assertThat(consumerOnA.subscribeAndWait(SubscriptionRequest.of(queue), null, WAIT).receive(WAIT).bodyAsString())
+                    .isEqualTo(m.bodyAsString());
+            consumerOnA.close(); // consumed on a, and a has no consumer of the queue any more
+        }
+        earlierLink.close(); // the link dies before the forward's acknowledgement reached b
+        return m.messageId();
+    }
+
+    @Test
+    void shouldDropACopyInDoubtOnceThePeerSaysItHasIt() throws Exception {
+        Broker b = startBroker(BrokerConfig.builder("settle-B").inDoubtHold(Duration.ofSeconds(2)));
+        Broker a = startBroker(BrokerConfig.builder("settle-A"));
+        link(b).send(Message.builder("/queue/settle").persistent(true).body("m1").build()).get();
+        forwardAndDie(b, a, "/queue/settle", true);
+
+        List<String> local = new CopyOnWriteArrayList<>();
+        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/settle"), msg -> local.add(msg.bodyAsString()), WAIT);
+        // a's bridge comes back; a has no consumer of /queue/settle, so it never subscribes there.
+        a.addNetworkConnector("static:(" + uri(b, "tcp") + ")?duplex=true&initialReconnectDelay=50");
+        await("b drops its copy: a has the message (and delivered it)").atMost(WAIT)
+                .until(() -> b.queue("/queue/settle").pending() == 0 && b.queue("/queue/settle").inflight() == 0);
+        await("and never delivers it again, though the 2 s hold is over").during(Duration.ofSeconds(3)).atMost(WAIT)
+                .until(local::isEmpty);
+        assertThat(b.queue("/queue/settle").dequeued()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldReleaseACopyInDoubtAtOnceWhenThePeerNeverHadIt() throws Exception {
+        Broker b = startBroker(BrokerConfig.builder("release-B").inDoubtHold(Duration.ofMinutes(5)));
+        Broker a = startBroker(BrokerConfig.builder("release-A"));
+        link(b).send(Message.builder("/queue/release").persistent(true).body("m2").build()).get();
+        String id = forwardAndDie(b, a, "/queue/release", false);
+
+        List<String> local = new CopyOnWriteArrayList<>();
+        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of("/queue/release"), msg -> local.add(msg.bodyAsString()), WAIT);
+        // Settling is the federation's: an ordinary client's claim is only a message (its federation headers dropped).
+        connect(b, "tcp").sendFrame(new StompFrame(StompCommand.SEND, StompHeaders.of(StompHeaders.DESTINATION, "/queue/release",
+                FederationHeaders.IN_DOUBT_SETTLE, FederationHeaders.IN_DOUBT_ABSENT, FederationHeaders.IN_DOUBT_MESSAGE, id,
+                FederationHeaders.EXCLUDE_BROKER, a.id()), "forged".getBytes(StandardCharsets.UTF_8)), true).get(10, TimeUnit.SECONDS);
+        await("the forged settle is delivered as a message").atMost(WAIT).until(() -> local.contains("forged"));
+        await("m2 is still held for a").during(Duration.ofMillis(500)).atMost(WAIT).until(() -> local.equals(List.of("forged")));
+
+        a.addNetworkConnector("static:(" + uri(b, "tcp") + ")?duplex=true&initialReconnectDelay=50");
+        await("a never had it: b's consumer gets it long before the 5-minute hold ends").atMost(WAIT)
+                .until(() -> local.equals(List.of("forged", "m2")));
+    }
 }

@@ -184,6 +184,7 @@ public final class Direction implements DemandRegistry.Route {
             // wanted the lock (forward(), bridge stats): forwarding stopped for good.
             target.subscribeOnIoThread(SubscriptionRequest.of(FederationHeaders.CONSUMER_ADVISORY_TOPIC), this::onAdvisory);
             DefinitionRelay.startIfGranted(source, target, label);
+            InDoubtSettler.startIfSupported(source, target, targetId, forwardFrames, label);
         }
     }
 
