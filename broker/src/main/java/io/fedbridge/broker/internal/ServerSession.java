@@ -426,7 +426,11 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         if (!mayFederate(dest)) {
-            error("SEND with " + what + " denied: user '" + identity.name() + "' has no federate permission on " + dest, null, receipt);
+            // Not an error that ends the link (its forwards elsewhere are fine): the message stays in doubt, and the
+            // hold decides; a probe's receipt says nothing, which the bridge reports.
+            LOG.warn("broker {}: ignoring {} on {} from federation link {}: user '{}' has no federate permission there; "
+                    + "forwards in doubt there wait for inDoubtHold", core.config.name(), what, dest, sessionId, identity.name());
+            receipt(f);
             return;
         }
         if (probe) {

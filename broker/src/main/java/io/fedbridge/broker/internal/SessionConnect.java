@@ -195,7 +195,9 @@ final class SessionConnect {
         h.add(FederationHeaders.VOUCHED_IDS, "true");
         if (session.federationLink) {
             h.add(FederationHeaders.ACK_THROUGH, "true");
-            h.add(FederationHeaders.IN_DOUBT, "true");
+        }
+        if (session.federationLink && session.mayFederate(FederationHeaders.IN_DOUBT_TOPIC)) {
+            h.add(FederationHeaders.IN_DOUBT, "true"); // else a bridge's SUBSCRIBE there would be refused, and the link with it
         }
         if (!core.temps.graceFor(session.tempOwner).isZero()) {
             h.add(FederationHeaders.TEMP_RECONNECT_GRACE, Long.toString(core.temps.graceFor(session.tempOwner).toMillis()));
