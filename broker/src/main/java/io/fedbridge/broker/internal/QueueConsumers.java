@@ -79,11 +79,11 @@ final class QueueConsumers {
         if (e.storing != null && !e.storing.isDone() && !onlyFederationPeers()) {
             return null; // not stored yet and a local consumer (or a foreign bridge) may want it: wait, keeping order
         }
-        if (e.inDoubtWith != null && now >= e.inDoubtUntil) {
-            e.inDoubtWith = null;
-        }
+        // Held for its peer until the hold ends; inDoubtWith stays set until it is delivered or settled, so that a
+        // bridge may still settle it after the hold (QueueDestination#settleInDoubt).
+        String heldFor = e.inDoubtWith != null && now < e.inDoubtUntil ? e.inDoubtWith : null;
         String group = queue.sharedQueue ? e.message.groupId : null;
-        if (group != null && e.inDoubtWith == null) {
+        if (group != null && heldFor == null) {
             ServerConsumer owner = groups.owner(group);
             if (owner != null && act.contains(owner)) {
                 if (owner.hasCapacity() && mayForward(owner) && owner.accepts(e.message) && (e.loan == null || e.loan.isFor(owner))) {
@@ -103,7 +103,7 @@ final class QueueConsumers {
             if (best != null && (!byPriority || c.priority <= best.priority)) {
                 continue;
             }
-            if (e.inDoubtWith != null && !(c.network && e.inDoubtWith.equals(c.peer))) {
+            if (heldFor != null && !(c.network && heldFor.equals(c.peer))) {
                 pickSawRoom |= c.hasCapacity();
                 continue; // in doubt: only its peer may have it for now
             }

@@ -549,16 +549,14 @@ final class QueueDestination {
             return false;
         }
         inDoubt.remove(messageId);
-        e.inDoubtWith = null;
-        if (!pending.remove(e)) {
-            return false;
-        }
+        e.inDoubtWith = null; // absent: free for anyone now, where it waits
         if (stored) {
+            if (!pending.remove(e)) {
+                return false; // no longer waiting here (a limit removed it)
+            }
             dequeued++;
             core.release(e); // the peer has it: forced soon, so a restart here does not bring the copy back
             forget(e);
-        } else {
-            pending.addFirst(e); // it was at the head, where an unacknowledged delivery goes back
         }
         dispatch();
         return true;

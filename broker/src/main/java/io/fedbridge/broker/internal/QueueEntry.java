@@ -12,7 +12,8 @@ final class QueueEntry {
     /**
      * The peer broker a bridge forwarded this entry to without the peer's receipt reaching us (the link or the peer
      * died): the peer may have stored it. Until {@link #inDoubtUntil} it goes only back to that peer, whose dedupe
-     * settles it; null when not in doubt.
+     * settles it; after that to anyone. Kept until the entry is delivered or a bridge settles it
+     * (QueueDestination#settleInDoubt); null when not in doubt.
      */
     String inDoubtWith;
     /** A local consumer (not a bridge) took it: its removal from the store says so (see MessageStore#recoverHistory). */

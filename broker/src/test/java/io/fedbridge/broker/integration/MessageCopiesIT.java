@@ -195,6 +195,30 @@ class MessageCopiesIT extends BrokerTestSupport {
     }
 
     @Test
+    void shouldStillDropACopyWhoseHoldEndedWhileNoConsumerHadRoomForIt() throws Exception {
+        Broker b = startBroker(BrokerConfig.builder("late-B").inDoubtHold(Duration.ofMillis(500)));
+        Broker a = startBroker(BrokerConfig.builder("late-A"));
+        link(b).send(Message.builder("/queue/late").persistent(true).body("m1").build()).get();
+        forwardAndDie(b, a, "/queue/late", true);
+
+        // A local consumer whose one slot is taken by a later message: when the hold ends it has no room for m1.
+        List<ReceivedMessage> local = new CopyOnWriteArrayList<>();
+        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.builder("/queue/late").ackMode(AckMode.CLIENT_INDIVIDUAL)
+                .prefetch(1).build(), local::add, WAIT);
+        link(b).send(Message.builder("/queue/late").persistent(true).body("blocker").build()).get();
+        await("the blocker is delivered past m1, which is held").atMost(WAIT).until(() -> local.size() == 1);
+        assertThat(local.get(0).bodyAsString()).isEqualTo("blocker");
+        await("the hold ends with m1 still waiting").pollDelay(Duration.ofSeconds(1)).atMost(WAIT)
+                .until(() -> b.queue("/queue/late").pending() == 1);
+
+        a.addNetworkConnector("static:(" + uri(b, "tcp") + ")?duplex=true&initialReconnectDelay=50");
+        await("b drops m1 all the same: a has it").atMost(WAIT).until(() -> b.queue("/queue/late").pending() == 0);
+        local.get(0).ack();
+        await("the consumer's slot is free, and nothing comes").during(Duration.ofSeconds(1)).atMost(WAIT)
+                .until(() -> local.size() == 1);
+    }
+
+    @Test
     void shouldReleaseACopyInDoubtAtOnceWhenThePeerNeverHadIt() throws Exception {
         Broker b = startBroker(BrokerConfig.builder("release-B").inDoubtHold(Duration.ofMinutes(5)));
         Broker a = startBroker(BrokerConfig.builder("release-A"));
