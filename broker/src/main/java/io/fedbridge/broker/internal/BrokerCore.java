@@ -336,6 +336,12 @@ public final class BrokerCore {
         return new BrokerMessage(seq, idPrefix + seq, destination, headers, body);
     }
 
+    /**
+     * Set on the thread that applies a COMMIT's actions (SessionTransactions): its sends enter their queues only once
+     * the commit's store unit is durable, so no bridge forwards one of them before the commit is final.
+     */
+    static final ThreadLocal<Boolean> COMMITTING = ThreadLocal.withInitial(() -> Boolean.FALSE);
+
     /** Result of a send that carried a federation id this broker had already accepted. */
     static final CompletableFuture<Void> DUPLICATE = CompletableFuture.completedFuture(null);
 
@@ -456,9 +462,11 @@ public final class BrokerCore {
                 return DONE;
             }
             CompletableFuture<Void> stored = durable ? store.add(q.storeKey, m.toStored(0)) : DONE;
-            if (durable && before.isDone() && q.sharedQueue) {
+            if (durable && before.isDone() && q.sharedQueue && !COMMITTING.get()) {
                 // In the queue at once, so a bridge can forward it while it is being stored (local consumers wait
-                // for the write: see QueueDestination.stored). The receipt still waits for the write.
+                // for the write: see QueueDestination.stored). The receipt still waits for the write. Not a send of
+                // a COMMIT: should this broker die before the commit's unit is on disk, the commit is undone (its
+                // acknowledgements with it), and a copy already forwarded would outlive it.
                 entry.storing = stored;
                 q.enqueue(entry);
                 return stored.whenComplete((v, e) -> q.stored(entry, e));

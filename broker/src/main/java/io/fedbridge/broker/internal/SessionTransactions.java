@@ -73,11 +73,16 @@ final class SessionTransactions {
         // are one unit: after a crash the store holds the sends and the acks of the commit together, or none of them
         // (so an in-doubt commit never comes back half done, its results kept and its consumed messages redelivered).
         List<CompletableFuture<Void>> done = new ArrayList<>();
-        store.atomically(() -> {
-            for (Supplier<CompletableFuture<Void>> action : actions) {
-                done.add(action.get());
-            }
-        });
+        BrokerCore.COMMITTING.set(Boolean.TRUE); // its sends wait for the unit, even to be forwarded (BrokerCore.accept)
+        try {
+            store.atomically(() -> {
+                for (Supplier<CompletableFuture<Void>> action : actions) {
+                    done.add(action.get());
+                }
+            });
+        } finally {
+            BrokerCore.COMMITTING.set(Boolean.FALSE);
+        }
         limits.transactionEnded(tx);
         receipts.whenDone(f, CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)));
     }
