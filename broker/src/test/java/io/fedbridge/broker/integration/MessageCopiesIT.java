@@ -232,7 +232,14 @@ class MessageCopiesIT extends BrokerTestSupport {
                 FederationHeaders.IN_DOUBT_SETTLE, FederationHeaders.IN_DOUBT_ABSENT, FederationHeaders.IN_DOUBT_MESSAGE, id,
                 FederationHeaders.EXCLUDE_BROKER, a.id()), "forged".getBytes(StandardCharsets.UTF_8)), true).get(10, TimeUnit.SECONDS);
         await("the forged settle is delivered as a message").atMost(WAIT).until(() -> local.contains("forged"));
-        await("m2 is still held for a").during(Duration.ofMillis(500)).atMost(WAIT).until(() -> local.equals(List.of("forged")));
+        StompFrame probeReceipt = connect(b, "tcp").sendForReceipt(new StompFrame(StompCommand.SEND, StompHeaders.of(
+                StompHeaders.DESTINATION, "/queue/probed", FederationHeaders.IN_DOUBT_PROBE, "true",
+                FederationHeaders.FEDERATION_ID, b.id() + ":" + id))).get(10, TimeUnit.SECONDS);
+        assertThat(probeReceipt.header(FederationHeaders.IN_DOUBT_STATE)).as("an ordinary client learns nothing by probing").isNull();
+        List<String> snapshot = new CopyOnWriteArrayList<>();
+        connect(b, "tcp").subscribeAndWait(SubscriptionRequest.of(FederationHeaders.IN_DOUBT_TOPIC), msg -> snapshot.add(msg.messageId()), WAIT);
+        await("m2 is still held for a, and an ordinary subscriber to the in-doubt topic is told nothing").during(Duration.ofMillis(500))
+                .atMost(WAIT).until(() -> local.equals(List.of("forged")) && snapshot.isEmpty());
 
         a.addNetworkConnector("static:(" + uri(b, "tcp") + ")?duplex=true&initialReconnectDelay=50");
         await("a never had it: b's consumer gets it long before the 5-minute hold ends").atMost(WAIT)
