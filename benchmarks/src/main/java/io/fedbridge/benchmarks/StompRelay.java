@@ -7,7 +7,7 @@ import io.fedbridge.core.StompHeaders;
 import io.fedbridge.core.internal.MalformedFrame;
 import io.fedbridge.core.internal.PipelineNames;
 import io.fedbridge.core.internal.StompFrameDecoder;
-import io.fedbridge.core.internal.StompFrameEncoder;
+import io.fedbridge.core.internal.CoalescingFrameEncoder;
 import io.fedbridge.core.internal.Transports;
 import io.fedbridge.core.uri.CompositeUri;
 import io.netty.channel.Channel;
@@ -63,7 +63,7 @@ final class StompRelay implements AutoCloseable {
             protected void initChannel(Channel ch) {
                 ch.pipeline()
                         .addLast(PipelineNames.DECODER, new StompFrameDecoder(FrameLimits.ofDefaults()))
-                        .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE)
+                        .addLast(PipelineNames.ENCODER, new CoalescingFrameEncoder())
                         .addLast(PipelineNames.HANDLER, new RelayHandler());
             }
         }).awaitUninterruptibly();

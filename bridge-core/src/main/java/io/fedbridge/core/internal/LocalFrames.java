@@ -60,8 +60,11 @@ public final class LocalFrames extends ChannelInboundHandlerAdapter {
         if (ch instanceof LocalChannel) {
             p.addLast(PipelineNames.DECODER, new LocalFrames(limits, federationLink));
         } else {
+            // on a socket the frames written between two flushes share buffers; over WebSocket each frame is a
+            // buffer of its own, since each buffer becomes one WebSocket message (WebSocketStompCodec)
+            boolean webSocket = p.get(WebSocketStompCodec.class) != null;
             p.addLast(PipelineNames.DECODER, new StompFrameDecoder(limits))
-                    .addLast(PipelineNames.ENCODER, StompFrameEncoder.INSTANCE);
+                    .addLast(PipelineNames.ENCODER, webSocket ? StompFrameEncoder.INSTANCE : new CoalescingFrameEncoder());
         }
     }
 
