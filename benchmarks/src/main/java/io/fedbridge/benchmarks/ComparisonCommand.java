@@ -324,6 +324,9 @@ abstract class ComparisonCommand implements Callable<Integer> {
             return jvm;
         }
         List<String> l = new ArrayList<>(jvm);
+        // samples attributed to the line being run, not to the nearest safepoint (inlined code shows as itself)
+        l.add("-XX:+UnlockDiagnosticVMOptions");
+        l.add("-XX:+DebugNonSafepoints");
         l.add("-XX:StartFlightRecording=filename=" + logs.resolve(name + ".jfr") + ",settings=" + jfrSettings + ",dumponexit=true");
         return l;
     }
