@@ -112,11 +112,18 @@ final class ServerConsumer {
             h.add(StompHeaders.REDELIVERED, "true");
             h.add(StompHeaders.REDELIVERY_COUNT, Integer.toString(e.redeliveryCount));
         }
+        boolean length = false;
         for (int i = 0; i < m.headers.size(); i++) {
             String name = m.headers.name(i);
             if (!name.equals(StompHeaders.DESTINATION)) {
                 h.add(name, m.headers.value(i));
+                length |= name.equals(StompHeaders.CONTENT_LENGTH);
             }
+        }
+        if (!length && m.body.length > 0) {
+            // the encoder writes it anyway; said here, the frame reads as its decoded copy would, so the vm:// hop
+            // to this broker's own bridge passes it on as it is instead of copying its headers to add it
+            h.add(StompHeaders.CONTENT_LENGTH, io.fedbridge.core.internal.Decimals.of(m.body.length));
         }
         session.write(new StompFrame(StompCommand.MESSAGE, h, m.body));
     }
