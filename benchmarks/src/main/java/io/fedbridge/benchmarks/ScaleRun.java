@@ -135,7 +135,11 @@ record ScaleRun(Federation.Shape shape, int brokers, int links, int ttl, long st
                 receipts.add(p.send(Message.builder(topic).body("t" + i).build()));
             }
             CompletableFuture.allOf(receipts.toArray(CompletableFuture[]::new)).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            f.await("one message from every broker delivered", timeout, () -> queueCount.get() >= n && topicCount.get() >= n);
+            try {
+                f.await("one message from every broker delivered", timeout, () -> queueCount.get() >= n && topicCount.get() >= n);
+            } catch (BenchmarkException e) {
+                throw new BenchmarkException(e.getMessage() + "; " + undelivered(f, seen, queue, x), e);
+            }
             int last = -1;
             while (last != queueCount.get() + topicCount.get()) { // quiet for 0.5 s: no late copy
                 last = queueCount.get() + topicCount.get();
@@ -146,5 +150,31 @@ record ScaleRun(Federation.Shape shape, int brokers, int links, int ttl, long st
         }
         int copies = (int) seen.values().stream().filter(c -> c.get() > 1).count();
         return new int[] {queueCount.get(), topicCount.get(), copies};
+    }
+
+    /**
+     * For a failed exactly-once check: the messages not delivered ({@code q<i>}/{@code t<i>}: to the queue/topic from
+     * broker i), where each broker's copy of the queue stands, and the demand each broker's bridges hold. A queue
+     * message still held shows as pending or inflight on its broker; a topic message that is nowhere was dropped.
+     */
+    private static String undelivered(Federation f, Map<String, AtomicInteger> seen, String queue, int x) {
+        List<String> missing = new ArrayList<>();
+        for (int i = 0; i < f.size(); i++) {
+            for (String body : List.of("q" + i, "t" + i)) {
+                if (!seen.containsKey(body)) {
+                    missing.add(body);
+                }
+            }
+        }
+        StringBuilder b = new StringBuilder("undelivered to broker ").append(x).append(": ").append(missing)
+                .append(" (q<i>/t<i>: queue/topic message from broker i); ").append(queue)
+                .append(" per broker (pending/inflight/consumers), network subscriptions of its bridges:");
+        for (int i = 0; i < f.size(); i++) {
+            io.fedbridge.broker.DestinationStats s = f.broker(i).queue(queue);
+            long subs = f.broker(i).bridges().stream().mapToLong(io.fedbridge.core.bridge.BridgeStats::networkSubscriptions).sum();
+            b.append(' ').append(i).append('=').append(s == null ? "-" : s.pending() + "/" + s.inflight() + "/" + s.consumers())
+                    .append(",subs ").append(subs);
+        }
+        return b.toString();
     }
 }

@@ -273,6 +273,18 @@ public final class StompConnection implements AutoCloseable {
         return doSubscribe(request, messageListener, false, null, true);
     }
 
+    /**
+     * {@link #subscribeOnIoThread}, asking the broker for a RECEIPT without waiting for it: {@code confirmed} completes
+     * once the broker has the subscription in place (exceptionally if the connection ends first).
+     */
+    public Subscription subscribeOnIoThread(SubscriptionRequest request, MessageListener messageListener,
+                                            CompletableFuture<Void> confirmed) {
+        if (messageListener == null) {
+            throw new IllegalArgumentException("messageListener must not be null");
+        }
+        return doSubscribe(request, messageListener, false, null, true, confirmed);
+    }
+
     /** {@link #subscribeOnIoThread}, waiting for the broker's RECEIPT as {@link #subscribeAndWait} does. */
     public Subscription subscribeOnIoThreadAndWait(SubscriptionRequest request, MessageListener messageListener,
                                                    Duration timeout) {
@@ -303,6 +315,11 @@ public final class StompConnection implements AutoCloseable {
 
     private Subscription doSubscribe(SubscriptionRequest request, MessageListener l, boolean wait, Duration timeout,
                                      boolean onIoThread) {
+        return doSubscribe(request, l, wait, timeout, onIoThread, null);
+    }
+
+    private Subscription doSubscribe(SubscriptionRequest request, MessageListener l, boolean wait, Duration timeout,
+                                     boolean onIoThread, CompletableFuture<Void> confirmed) {
         Channel ch = checkOpen();
         String id = request.extraHeaders().getOrDefault(StompHeaders.ID, "sub-" + ids.incrementAndGet());
         Subscription s = new Subscription(this, id, request, l, onIoThread);
@@ -348,6 +365,14 @@ public final class StompConnection implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new StompException("interrupted while subscribing to " + request.destination(), e);
             }
+        } else if (confirmed != null) {
+            sendFrame(frame, true).whenComplete((v, e) -> {
+                if (e != null) {
+                    confirmed.completeExceptionally(e);
+                } else {
+                    confirmed.complete(null);
+                }
+            });
         } else {
             write(ch, frame);
         }
@@ -361,6 +386,22 @@ public final class StompConnection implements AutoCloseable {
             StompHeaders h = StompHeaders.of(StompHeaders.ID, s.id());
             extra.forEach(h::add);
             write(ch, new StompFrame(StompCommand.UNSUBSCRIBE, h));
+        }
+    }
+
+    /** UNSUBSCRIBE, keeping the listener until the broker's RECEIPT: what the broker dispatched before it still arrives. */
+    void unsubscribeAfterReceipt(Subscription s) {
+        Channel ch = channel;
+        if (ch == null || !ch.isActive()) {
+            subscriptions.remove(s.id());
+            return;
+        }
+        try {
+            sendForReceipt(new StompFrame(StompCommand.UNSUBSCRIBE, StompHeaders.of(StompHeaders.ID, s.id())))
+                    .whenComplete((r, e) -> subscriptions.remove(s.id(), s));
+        } catch (RuntimeException e) {
+            subscriptions.remove(s.id());
+            throw e;
         }
     }
 

@@ -109,6 +109,17 @@ public final class Subscription implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends UNSUBSCRIBE; messages the broker dispatched before it still reach the listener until the broker's RECEIPT
+     * (with plain {@link #unsubscribe()} those in transit are dropped here, and only the broker's requeue saves them).
+     */
+    public void unsubscribeAfterReceipt() {
+        if (active) {
+            active = false;
+            connection.unsubscribeAfterReceipt(this);
+        }
+    }
+
     /** Sends UNSUBSCRIBE with extra headers (e.g. to remove a durable subscription). */
     public void unsubscribe(java.util.Map<String, String> headers) {
         if (active) {

@@ -187,11 +187,20 @@ final class QueueDestination {
 
     /** Removes a consumer and puts every message it had not acknowledged back at the head, for redelivery. */
     synchronized void removeConsumer(ServerConsumer c) {
+        removeConsumer(c, false);
+    }
+
+    /**
+     * @param unsubscribed the bridge ended the subscription itself (UNSUBSCRIBE on a live link): it does so only once every
+     *                     forward it made was receipted and acknowledged, so what it left unacknowledged was never forwarded
+     *                     and is not in doubt with its peer
+     */
+    synchronized void removeConsumer(ServerConsumer c, boolean unsubscribed) {
         core.slowConsumers.unwatch(c);
         consumersChanged(consumers.remove(c));
         List<QueueEntry> unacked = c.drainInflight();
         inflight -= unacked.size();
-        if (c.network && c.peer != null && !c.ackThrough && sharedQueue && !unacked.isEmpty() && !core.config.inDoubtHold().isZero()) {
+        if (!unsubscribed && c.network && c.peer != null && !c.ackThrough && sharedQueue && !unacked.isEmpty() && !core.config.inDoubtHold().isZero()) {
             // Forwarded, never acknowledged: the peer may hold a copy (its receipt was lost with the link). Handing
             // ours to anyone else now could deliver the message twice; sent back to that peer, its dedupe settles it.
             // Kept for that peer for BrokerConfig.inDoubtHold: if the peer comes back within it, the message goes back

@@ -255,7 +255,7 @@ final class SessionSubscriptions {
             return;
         }
         if (c != null) {
-            detach(c);
+            detach(c, true);
         }
         if (durableName != null) {
             String cid = f.header("client-id") != null ? f.header("client-id") : session.clientId;
@@ -301,14 +301,19 @@ final class SessionSubscriptions {
     }
 
     void detach(ServerConsumer c) {
+        detach(c, false);
+    }
+
+    /** @param unsubscribed by the client's UNSUBSCRIBE (not its connection's end) */
+    void detach(ServerConsumer c, boolean unsubscribed) {
         consumersByNumber.remove(c.number);
         core.advisories.removed(c);
         if (c.topicRegistration != null) {
             core.topics.unsubscribe(c.topicRegistration);
-            c.queue.removeConsumer(c);
+            c.queue.removeConsumer(c, unsubscribed);
             c.queue.delete();
         } else {
-            c.queue.removeConsumer(c);
+            c.queue.removeConsumer(c, unsubscribed);
         }
     }
 }

@@ -31,6 +31,14 @@ public final class DemandRegistry {
         void reconcile(String originId);
 
         String targetId();
+
+        /**
+         * Completes once this route's subscription for {@code originId} is in place at the source (at once if it has
+         * none): only then may the route it replaces leave, or messages published in between reach neither.
+         */
+        default java.util.concurrent.CompletableFuture<Void> subscribed(String originId) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
     }
 
     private record Candidate(Route route, int pathLength) {
@@ -57,10 +65,10 @@ public final class DemandRegistry {
             after = l.get(0).route();
         }
         if (before != after) {
+            after.reconcile(originId); // make before break: the old route leaves once the new one's subscription is in place
             if (before != null) {
-                before.reconcile(originId);
+                after.subscribed(originId).whenComplete((v, e) -> before.reconcile(originId));
             }
-            after.reconcile(originId);
         }
     }
 
@@ -81,10 +89,10 @@ public final class DemandRegistry {
                 next = l.get(0).route();
             }
         }
-        route.reconcile(originId);
         if (next != null) {
             next.reconcile(originId);
         }
+        route.reconcile(originId); // going away (its consumer or its link is gone): nothing for it to hand over
     }
 
     /** Whether {@code route} is the one that should carry {@code originId}'s demand now. */

@@ -64,6 +64,8 @@ public final class Direction implements DemandRegistry.Route {
         /** With batched receipts: this subscription's messages in delivery order, until acknowledged. */
         final ArrayDeque<Forward> window = new ArrayDeque<>(1);
         Subscription subscription;
+        /** Completes once the source confirmed the SUBSCRIBE: from then on it routes this demand's messages here. */
+        CompletableFuture<Void> confirmed = CompletableFuture.completedFuture(null);
         int inflight;
         boolean draining;
         boolean unsubscribed;
@@ -347,6 +349,12 @@ public final class Direction implements DemandRegistry.Route {
     }
 
     @Override
+    public synchronized CompletableFuture<Void> subscribed(String originId) {
+        NetworkSub ns = subByOrigin.get(originId);
+        return ns == null ? CompletableFuture.completedFuture(null) : ns.confirmed;
+    }
+
+    @Override
     public synchronized void reconcile(String originId) {
         if (!stopped && DemandRegistry.GLOBAL.isBest(registryKey, originId, this)) {
             activate(originId);
@@ -435,8 +443,13 @@ public final class Direction implements DemandRegistry.Route {
             for (io.fedbridge.core.bridge.BridgeFilter f : ns.filters) {
                 blocking |= f.mayBlock();
             }
-            ns.subscription = blocking ? source.subscribe(r.build(), m -> forward(ns, m))
-                    : source.subscribeOnIoThread(r.build(), m -> forward(ns, m));
+            if (blocking) {
+                ns.subscription = source.subscribe(r.build(), m -> forward(ns, m));
+            } else {
+                CompletableFuture<Void> confirmed = new CompletableFuture<>();
+                ns.confirmed = confirmed;
+                ns.subscription = source.subscribeOnIoThread(r.build(), m -> forward(ns, m), confirmed);
+            }
             LOG.debug("{}: network subscription {} {} for {}", label, ns.destination, ns.selector == null ? "" : ns.selector, ns.origin);
         } catch (RuntimeException e) {
             bridge.fail(e);
@@ -448,7 +461,7 @@ public final class Direction implements DemandRegistry.Route {
         subs.remove(ns.key, ns);
         if (ns.subscription != null && !stopped) {
             try {
-                ns.subscription.unsubscribe();
+                ns.subscription.unsubscribeAfterReceipt(); // a topic message in transit is forwarded, not lost
             } catch (RuntimeException e) {
                 bridge.fail(e);
             }
@@ -459,8 +472,19 @@ public final class Direction implements DemandRegistry.Route {
 
     private void forward(NetworkSub ns, ReceivedMessage m) {
         synchronized (this) {
-            if (stopped || ns.draining || ns.unsubscribed) {
-                return; // not acknowledged: the source requeues it when the subscription ends
+            if (stopped) {
+                return;
+            }
+            if (ns.draining || ns.unsubscribed) {
+                if (!ns.destination.startsWith("/topic/")) {
+                    return; // not acknowledged: the source requeues it when the subscription ends
+                }
+                // A topic subscription's queue is discarded when it ends: nothing requeues this copy. Its demand moved to
+                // another route, or went away; either way the target drops or dedupes what it cannot use.
+                if (ns.unsubscribed) {
+                    forwardOrphan(ns, m);
+                    return;
+                }
             }
             ns.inflight++;
         }
@@ -551,6 +575,23 @@ public final class Direction implements DemandRegistry.Route {
         } catch (RuntimeException e) {
             bridge.countAbandoned();
             bridge.fail(e);
+        }
+    }
+
+    /** A topic message that arrived after its subscription was ended: forwarded, never acknowledged (the source forgot it). */
+    private void forwardOrphan(NetworkSub ns, ReceivedMessage m) {
+        try {
+            StompFrame frame = forwardFrames.of(m, ns.destination).frame();
+            bridge.countForwarded();
+            target.sendForReceipt(frame).whenComplete((receipt, e) -> {
+                if (e != null) {
+                    bridge.countAbandoned(); // nothing to redeliver it: the source forgot it with its subscription
+                } else {
+                    bridge.countReceipted(1, "true".equals(receipt.header(FederationHeaders.DUPLICATE)) ? 1 : 0);
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.debug("{}: could not forward message {} of an ended subscription to {}: {}", label, m.messageId(), ns.destination, e.toString());
         }
     }
 
