@@ -471,22 +471,21 @@ public final class Direction implements DemandRegistry.Route {
     // ---------------------------------------------------------------- forwarding
 
     private void forward(NetworkSub ns, ReceivedMessage m) {
+        // A topic message that arrives after its subscription ended (UNSUBSCRIBE sent, receipt not yet back): the
+        // source discards the subscription's queue, so nothing requeues it. It is forwarded and never acknowledged;
+        // the target drops or dedupes what it cannot use.
+        boolean orphan;
         synchronized (this) {
             if (stopped) {
                 return;
             }
-            if (ns.draining || ns.unsubscribed) {
-                if (!ns.destination.startsWith("/topic/")) {
-                    return; // not acknowledged: the source requeues it when the subscription ends
-                }
-                // A topic subscription's queue is discarded when it ends: nothing requeues this copy. Its demand moved to
-                // another route, or went away; either way the target drops or dedupes what it cannot use.
-                if (ns.unsubscribed) {
-                    forwardOrphan(ns, m);
-                    return;
-                }
+            if ((ns.draining || ns.unsubscribed) && !ns.destination.startsWith("/topic/")) {
+                return; // not acknowledged: the source requeues it when the subscription ends
             }
-            ns.inflight++;
+            orphan = ns.unsubscribed;
+            if (!orphan) {
+                ns.inflight++;
+            }
         }
         StompFrame frame;
         boolean replay;
@@ -506,6 +505,10 @@ public final class Direction implements DemandRegistry.Route {
                 }
             }
         } catch (RuntimeException e) {
+            if (orphan) {
+                LOG.debug("{}: could not forward message {} of an ended subscription to {}: {}", label, m.messageId(), ns.destination, e.toString());
+                return; // nothing awaits its acknowledgement
+            }
             // Neither forwarded nor acknowledged: a later cumulative ACK must not cover it, so the link goes down (and
             // says why); the source redelivers everything unacknowledged when it comes back.
             LOG.warn("{}: could not forward message {} from {}: {}", label, m.messageId(), ns.destination, e.toString());
@@ -514,6 +517,9 @@ public final class Direction implements DemandRegistry.Route {
         }
         if (dropped) {
             bridge.countFiltered();
+            if (orphan) {
+                return;
+            }
             if (batchedReceipts && !ns.ackThrough) {
                 Forward fw = new Forward(ns, m, null);
                 synchronized (this) {
@@ -539,6 +545,10 @@ public final class Direction implements DemandRegistry.Route {
             bridge.countReplayed();
         }
         bridge.countForwarded();
+        if (orphan) {
+            forwardOrphan(frame);
+            return;
+        }
         if (ns.ackThrough) {
             lend(ns, m, frame);
             return;
@@ -578,20 +588,18 @@ public final class Direction implements DemandRegistry.Route {
         }
     }
 
-    /** A topic message that arrived after its subscription was ended: forwarded, never acknowledged (the source forgot it). */
-    private void forwardOrphan(NetworkSub ns, ReceivedMessage m) {
+    /** Sends an orphan's forward (see {@link #forward}); nothing to acknowledge, and nothing redelivers it if it fails. */
+    private void forwardOrphan(StompFrame frame) {
         try {
-            StompFrame frame = forwardFrames.of(m, ns.destination).frame();
-            bridge.countForwarded();
             target.sendForReceipt(frame).whenComplete((receipt, e) -> {
                 if (e != null) {
-                    bridge.countAbandoned(); // nothing to redeliver it: the source forgot it with its subscription
+                    bridge.countAbandoned();
                 } else {
                     bridge.countReceipted(1, "true".equals(receipt.header(FederationHeaders.DUPLICATE)) ? 1 : 0);
                 }
             });
         } catch (RuntimeException e) {
-            LOG.debug("{}: could not forward message {} of an ended subscription to {}: {}", label, m.messageId(), ns.destination, e.toString());
+            bridge.countAbandoned();
         }
     }
 
