@@ -16,8 +16,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -40,6 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Same threads as the broker: one acceptor, one event loop per core. MESSAGEs produced while reading one
  * batch of a producer's socket are handed to the subscriber's event loop as one task and flushed once. A
  * producer stops being read while a subscriber it feeds is congested, so memory stays bounded.
+ *
+ * <p>With an upstream relay ({@link #start(String, String)}), every SEND goes on unchanged over one connection to
+ * it instead of to a local subscriber: two relays chained are the floor of a two-broker forward (the same
+ * process hops, no broker or bridge work), which is what the bridge benchmark's latency compares against.
  */
 final class StompRelay implements AutoCloseable {
 
@@ -52,11 +54,13 @@ final class StompRelay implements AutoCloseable {
     private final Map<String, List<Subscriber>> subscribers = new ConcurrentHashMap<>();
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final AtomicLong messageIds = new AtomicLong();
+    /** The next relay's connection, as a subscriber of every destination, or null: SENDs go to local subscribers. */
+    private final Subscriber upstream;
 
-    private StompRelay(String uri) {
-        boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("relay-accept"), NioIoHandler.newFactory());
-        workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
-                new DefaultThreadFactory("relay-io"), NioIoHandler.newFactory());
+    private StompRelay(String uri, String upstreamUri) {
+        // The broker's transport (Linux epoll where it loads), its thread counts: the same wake-ups, no broker work.
+        boss = Transports.newEventLoopGroup(1, new DefaultThreadFactory("relay-accept"));
+        workers = Transports.newEventLoopGroup(Runtime.getRuntime().availableProcessors(), new DefaultThreadFactory("relay-io"));
         CompositeUri parsed = CompositeUri.parse(uri);
         ChannelFuture f = Transports.bind(parsed, boss, workers, new ChannelInitializer<>() {
             @Override
@@ -73,10 +77,65 @@ final class StompRelay implements AutoCloseable {
         }
         server = f.channel();
         connectUri = Transports.boundUri(parsed, server);
+        upstream = upstreamUri == null ? null : connectUpstream(upstreamUri);
     }
 
     static StompRelay start(String uri) {
-        return new StompRelay(uri);
+        return new StompRelay(uri, null);
+    }
+
+    /** A relay on {@code uri} that passes every SEND on to the relay at {@code upstreamUri}. */
+    static StompRelay start(String uri, String upstreamUri) {
+        return new StompRelay(uri, upstreamUri);
+    }
+
+    private Subscriber connectUpstream(String uri) {
+        java.util.concurrent.CompletableFuture<Void> connected = new java.util.concurrent.CompletableFuture<>();
+        ChannelFuture f = Transports.connect(CompositeUri.parse(uri), workers, java.time.Duration.ofSeconds(10),
+                new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline()
+                                .addLast(PipelineNames.DECODER, new StompFrameDecoder(FrameLimits.ofDefaults()))
+                                .addLast(PipelineNames.ENCODER, new CoalescingFrameEncoder())
+                                .addLast(PipelineNames.HANDLER, new ChannelInboundHandlerAdapter() {
+                                    @Override
+                                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                        if (msg instanceof StompFrame frame && frame.command() == StompCommand.CONNECTED) {
+                                            connected.complete(null);
+                                        } // RECEIPTs of forwarded SENDs: nothing to do
+                                    }
+
+                                    @Override
+                                    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                                        Subscriber u = upstream;
+                                        if (u != null && ctx.channel().isWritable()) {
+                                            u.resumeProducersIfDrained();
+                                        }
+                                        ctx.fireChannelWritabilityChanged();
+                                    }
+
+                                    @Override
+                                    public void channelInactive(ChannelHandlerContext ctx) {
+                                        connected.completeExceptionally(new BenchmarkException("upstream relay " + uri
+                                                + " closed the connection"));
+                                    }
+                                });
+                    }
+                }).awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            close();
+            throw new BenchmarkException("relay could not connect to its upstream " + uri + ": " + f.cause(), f.cause());
+        }
+        Channel ch = f.channel();
+        ch.writeAndFlush(StompFrame.of(StompCommand.CONNECT, StompHeaders.ACCEPT_VERSION, "1.2", StompHeaders.HOST, "relay"));
+        try {
+            connected.get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            close();
+            throw new BenchmarkException("upstream relay " + uri + " did not answer CONNECT: " + e, e);
+        }
+        return new Subscriber(ch, null, null);
     }
 
     String connectUri() {
@@ -85,6 +144,9 @@ final class StompRelay implements AutoCloseable {
 
     @Override
     public void close() {
+        if (upstream != null) {
+            upstream.channel.close().awaitUninterruptibly();
+        }
         if (server != null) {
             server.close().awaitUninterruptibly();
         }
@@ -191,6 +253,10 @@ final class StompRelay implements AutoCloseable {
         }
 
         private void onSend(StompFrame f) {
+            if (upstream != null) {
+                batch.computeIfAbsent(upstream, k -> new ArrayList<>()).add(f);
+                return;
+            }
             String destination = f.header(StompHeaders.DESTINATION);
             Subscriber s = destination == null ? null : pick(destination);
             if (s == null) {
