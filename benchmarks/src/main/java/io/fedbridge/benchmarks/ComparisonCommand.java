@@ -57,7 +57,8 @@ abstract class ComparisonCommand implements Callable<Integer> {
     String ack = "auto";
 
     @Option(names = "--targets", split = ",", description = "Any of fedbridge, fedbridge-secured, fedbridge-tls, fedbridge-metrics (bridge only),"
-            + " activemq, relay (throughput only) (default ${DEFAULT-VALUE}).")
+            + " activemq, relay (no store, no bridge: non-persistent throughput and latency only; bridge measures its latency"
+            + " over two relays chained) (default ${DEFAULT-VALUE}).")
     List<String> targets = List.of("fedbridge", "activemq");
 
     @Option(names = "--warmup-seconds", description = {"Warm-up per target and topology (default ${DEFAULT-VALUE}): rounds for at",
