@@ -8,8 +8,9 @@ import java.util.List;
  * failure never reaches a consumer twice. Deciding is in memory only: recent ids live in a {@link BoundedIdSet}, which at
  * start-up is filled from the persisted {@link DedupeLog} (with a data directory) and from the journal: the ids of the
  * messages it recovers, and of those removed whose records are still in it (see {@link io.fedbridge.broker.MessageStore#recoverHistory}).
- * Fingerprints of accepted persistent messages are written to the log by a background thread (one batch every 20 ms,
- * committed every second), so the I/O thread never waits for MapDB. A crash loses the log's last second, but nothing
+ * Fingerprints of accepted persistent messages are written to the log by a background thread (a batch 20 ms after its
+ * first id, committed a second after the first write since the last commit; the thread sleeps while nothing is queued),
+ * so the I/O thread never waits for MapDB. A crash loses the log's last second, but nothing
  * the journal acknowledged: the journal deletes no segment before {@link #makeDurable} has committed the log.
  */
 final class FederationDedupe {
@@ -30,8 +31,18 @@ final class FederationDedupe {
     private static final int MAX_QUEUED = 65_536;
 
     private final DedupeLog persistent;
-    /** Writes queued ids to the log every {@link #WRITE_DELAY_MILLIS}; null without a log. */
-    private final java.util.concurrent.ScheduledExecutorService writer;
+    /**
+     * Writes queued ids to the log {@link #WRITE_DELAY_MILLIS} after the first of them was queued, and commits
+     * {@link #COMMIT_EVERY_MILLIS} after the first write since the last commit; null without a log. It runs only when
+     * there is something to do: an idle broker's writer does not wake.
+     */
+    private final java.util.concurrent.ScheduledThreadPoolExecutor writer;
+    /** A drain is scheduled and has not started taking ids yet: ids queued meanwhile go with it. */
+    private final java.util.concurrent.atomic.AtomicBoolean drainScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    /** A commit is scheduled and has not started yet: writes made meanwhile are committed with it. */
+    private final java.util.concurrent.atomic.AtomicBoolean commitScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Times the writer ran (a drain or a commit), for tests. */
+    private final java.util.concurrent.atomic.AtomicLong writerRuns = new java.util.concurrent.atomic.AtomicLong();
     /** Fingerprints waiting for the writer, in order (taken once, at claim or from the message: never again here). */
     private final java.util.concurrent.ConcurrentLinkedQueue<BoundedIdSet.Fingerprint> toWrite = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
@@ -80,13 +91,34 @@ final class FederationDedupe {
         for (DedupeLog.Fingerprint f : known) {
             learn(f.high(), f.low(), f.consumed());
         }
-        this.writer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        this.writer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "fedbridge-dedupe-writer");
             t.setDaemon(true);
             return t;
         });
-        writer.scheduleWithFixedDelay(this::drain, WRITE_DELAY_MILLIS, WRITE_DELAY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
-        writer.scheduleWithFixedDelay(this::commit, COMMIT_EVERY_MILLIS, COMMIT_EVERY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        writer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // close drains and commits itself
+        writer.setRemoveOnCancelPolicy(true);
+    }
+
+    /** Runs {@code task} on the writer after {@code millis}; nothing if the writer is shut down (closing drains). */
+    private void schedule(java.util.concurrent.atomic.AtomicBoolean scheduled, Runnable task, long millis) {
+        if (scheduled.get() || !scheduled.compareAndSet(false, true)) {
+            return; // a read first: under load one is nearly always scheduled, and a failed CAS still takes the line
+        }
+        try {
+            writer.schedule(() -> {
+                scheduled.set(false); // before the work: whatever is queued from now on schedules a run of its own
+                writerRuns.incrementAndGet();
+                task.run();
+            }, millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            scheduled.set(false); // closing: close() writes what is queued
+        }
+    }
+
+    /** Times the writer thread ran a drain or a commit. */
+    long writerRuns() {
+        return writerRuns.get();
     }
 
     /**
@@ -145,6 +177,8 @@ final class FederationDedupe {
         toWrite.add(f);
         if (queued.incrementAndGet() > MAX_QUEUED) {
             drain();
+        } else {
+            schedule(drainScheduled, this::drain, WRITE_DELAY_MILLIS);
         }
     }
 
@@ -172,6 +206,9 @@ final class FederationDedupe {
                 }
                 try {
                     persistent.append(batchHigh, batchLow, batchConsumed, n);
+                    if (n > 0 && writer != null) {
+                        schedule(commitScheduled, this::commit, COMMIT_EVERY_MILLIS);
+                    }
                 } catch (RuntimeException e) {
                     if (strict) {
                         throw e;
