@@ -192,6 +192,15 @@ public final class StompConnection implements AutoCloseable {
      * headers may carry more, e.g. {@link FederationHeaders#DUPLICATE}), or fails on ERROR or close.
      */
     public CompletableFuture<StompFrame> sendForReceipt(StompFrame frame) {
+        return sendForReceipt(frame, true);
+    }
+
+    /**
+     * @param mayWait whether the caller may wait for the channel to take more ({@link #write}); false for the control
+     *                frames of subscriptions made {@link #subscribeOnIoThread}: their callers (a bridge, under its lock)
+     *                must never wait for the network, whatever thread they run on
+     */
+    private CompletableFuture<StompFrame> sendForReceipt(StompFrame frame, boolean mayWait) {
         Channel ch = checkOpen();
         CompletableFuture<StompFrame> f = new CompletableFuture<>();
         String id = "r-" + ids.incrementAndGet();
@@ -202,12 +211,23 @@ public final class StompConnection implements AutoCloseable {
             f.completeExceptionally(closedException("before the frame was sent"));
             return f;
         }
-        write(ch, frame);
+        write(ch, frame, mayWait);
         return f;
     }
 
     private void write(Channel ch, StompFrame frame) {
-        awaitWritable(ch);
+        write(ch, frame, true);
+    }
+
+    /**
+     * Writes {@code frame}; if {@code mayWait}, first waits while the channel takes no more (not on an event-loop
+     * thread). A SUBSCRIBE or UNSUBSCRIBE of a subscription made on the I/O thread never waits: a bridge sends them
+     * while holding its lock, and the event loop that would drain the channel may be waiting for that lock.
+     */
+    private void write(Channel ch, StompFrame frame, boolean mayWait) {
+        if (mayWait) {
+            awaitWritable(ch);
+        }
         writer.write(frame);
     }
 
@@ -366,7 +386,7 @@ public final class StompConnection implements AutoCloseable {
                 throw new StompException("interrupted while subscribing to " + request.destination(), e);
             }
         } else if (confirmed != null) {
-            sendFrame(frame, true).whenComplete((v, e) -> {
+            sendForReceipt(frame, !onIoThread).whenComplete((v, e) -> {
                 if (e != null) {
                     confirmed.completeExceptionally(e);
                 } else {
@@ -374,7 +394,7 @@ public final class StompConnection implements AutoCloseable {
                 }
             });
         } else {
-            write(ch, frame);
+            write(ch, frame, !onIoThread);
         }
         return s;
     }
@@ -385,7 +405,7 @@ public final class StompConnection implements AutoCloseable {
         if (ch != null && ch.isActive()) {
             StompHeaders h = StompHeaders.of(StompHeaders.ID, s.id());
             extra.forEach(h::add);
-            write(ch, new StompFrame(StompCommand.UNSUBSCRIBE, h));
+            write(ch, new StompFrame(StompCommand.UNSUBSCRIBE, h), !s.onIoThread());
         }
     }
 
@@ -397,7 +417,7 @@ public final class StompConnection implements AutoCloseable {
             return;
         }
         try {
-            sendForReceipt(new StompFrame(StompCommand.UNSUBSCRIBE, StompHeaders.of(StompHeaders.ID, s.id())))
+            sendForReceipt(new StompFrame(StompCommand.UNSUBSCRIBE, StompHeaders.of(StompHeaders.ID, s.id())), !s.onIoThread())
                     .whenComplete((r, e) -> subscriptions.remove(s.id(), s));
         } catch (RuntimeException e) {
             subscriptions.remove(s.id());
