@@ -68,7 +68,12 @@ class HaRouteIT extends FedbridgeTestSupport {
                 template.sendBody(producer, "m" + i); // waits for the receipt, resent by the failover client if it was lost
             }
         });
-        m2.promote(false);
+        // The backup refuses while its replication link has not yet seen the primary go (close() returns first).
+        await("the backup sees the primary gone and is promoted").atMost(Duration.ofSeconds(15))
+                .ignoreException(IllegalStateException.class).until(() -> {
+                    m2.promote(false);
+                    return true;
+                });
         assertThat(m2.awaitPrimary(Duration.ofSeconds(30))).isTrue();
         sending.get(60, TimeUnit.SECONDS);
         await("every message through the promotion").atMost(Duration.ofSeconds(60)).until(() -> received.size() >= 400);
