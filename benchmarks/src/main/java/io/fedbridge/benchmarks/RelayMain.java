@@ -14,11 +14,11 @@ public final class RelayMain {
         String upstream = null;
         for (int i = 0; i < args.length - 1; i++) {
             if (args[i].equals("--network-connector")) {
-                String nc = args[i + 1];
-                if (!nc.startsWith("static:(") || !nc.endsWith(")")) {
-                    throw new BenchmarkException("relay: --network-connector must be static:(URI), but was '" + nc + "'");
+                io.fedbridge.core.uri.CompositeUri nc = io.fedbridge.core.uri.CompositeUri.parse(args[i + 1]);
+                if (!nc.scheme().equals("static") || nc.components().size() != 1) {
+                    throw new BenchmarkException("relay: --network-connector must be static:(URI), but was '" + args[i + 1] + "'");
                 }
-                upstream = nc.substring("static:(".length(), nc.length() - 1);
+                upstream = nc.components().get(0).toUnmaskedString();
             }
         }
         StompRelay relay = StompRelay.start("tcp://127.0.0.1:0", upstream);
