@@ -20,8 +20,8 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Child JVM: the load generator. One producer connection and one consumer connection, the same client code whatever
- * the target: fedbridge's own {@link StompConnection} (MODE {@code batched}) or {@link PerFrameConnection}, one
- * write per frame ({@code per-frame}, heart-beats off). Producer
+ * the target: fedbridge's own {@link StompConnection} (MODE {@code batched}), {@link PerFrameConnection}, one
+ * write per frame ({@code per-frame}, heart-beats off), or Spring's STOMP client ({@code spring}). Producer
  * and consumer share this JVM, so send timestamps ({@link System#nanoTime()}) are comparable.
  *
  * <p>Arguments: {@code URI SIZE ACK PREFETCH HEARTBEAT_MS STALL_SECONDS MODE}. Connects, prints {@code READY}, then
@@ -126,9 +126,9 @@ public final class ClientMain {
 
     private int run() throws Exception {
         startWatchdog();
-        if (mode == LoadConnection.Mode.PER_FRAME) {
-            perFrameConsumer = PerFrameConnection.connect(uri);
-            perFrameProducer = PerFrameConnection.connect(uri);
+        if (mode != LoadConnection.Mode.BATCHED) {
+            perFrameConsumer = LoadConnection.connect(mode, uri);
+            perFrameProducer = LoadConnection.connect(mode, uri);
         } else {
             ClientConfig config = ClientConfig.builder(uri).heartBeats(heartBeat).build();
             consumer = StompConnection.connect(config);

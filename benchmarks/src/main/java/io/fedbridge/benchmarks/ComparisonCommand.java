@@ -50,7 +50,8 @@ abstract class ComparisonCommand implements Callable<Integer> {
 
     @Option(names = "--client-mode", description = {"How the load client writes (default ${DEFAULT-VALUE}): batched = fedbridge's",
             "StompConnection, a burst of frames per flush; per-frame = a blocking socket, one write and flush per frame",
-            "(SEND, ACK), as stomp.py, stomp.js, Spring's STOMP client and one-at-a-time JMS producers do."})
+            "(SEND, ACK), as stomp.py, stomp.js, Spring's STOMP client and one-at-a-time JMS producers do; spring = Spring",
+            "Framework's own STOMP client (ReactorNettyTcpStompClient), the same per-frame load from a client not fedbridge's."})
     String clientMode = "batched";
 
     @Option(names = "--ack", description = "Consumer ack mode: auto or client-individual, one ACK frame per message (default ${DEFAULT-VALUE}).")
@@ -241,9 +242,12 @@ abstract class ComparisonCommand implements Callable<Integer> {
         setup("child JVMs", String.join(" ", jvm) + (jfr ? "  (+ JFR profiling, see logs)" : "")
                 + "; every broker and the load generator in its own JVM");
         setup("client", "load client mode " + LoadConnection.Mode.of(clientMode).key() + " (--client-mode), consumers ack="
-                + ack + (LoadConnection.Mode.of(clientMode) == LoadConnection.Mode.PER_FRAME
-                ? "; per-frame: blocking sockets, one write(2) per frame, no batching across frames" : "; batched: fedbridge's"
-                + " StompConnection, one flush per burst of frames"));
+                + ack + switch (LoadConnection.Mode.of(clientMode)) {
+                    case PER_FRAME -> "; per-frame: blocking sockets, one write(2) per frame, no batching across frames";
+                    case SPRING -> "; spring: Spring Framework's STOMP client (ReactorNettyTcpStompClient "
+                            + org.springframework.core.SpringVersion.getVersion() + "), one write and flush per frame";
+                    case BATCHED -> "; batched: fedbridge's StompConnection, one flush per burst of frames";
+                });
         setup("targets", String.join(", ", ts.stream().map(t -> t.title).toList()));
         setup("runs", runs + " per scenario and target, interleaved across targets; warm-up " + warmupSeconds + "-"
                 + 2 * warmupSeconds + " s per target and topology");

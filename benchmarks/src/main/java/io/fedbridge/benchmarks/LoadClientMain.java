@@ -30,7 +30,7 @@ import org.HdrHistogram.Histogram;
  * timestamps ({@link System#nanoTime()}) are comparable.
  *
  * <p>Arguments: {@code PRODUCER_URI CONSUMER_URI DESTINATION SUBSCRIBERS SIZE PREFETCH STALL_SECONDS MODE ACK}. MODE is
- * {@code batched} or {@code per-frame} ({@link LoadConnection.Mode}), ACK the subscriptions' ack mode ({@code auto} or
+ * {@code batched}, {@code per-frame} or {@code spring} ({@link LoadConnection.Mode}), ACK the subscriptions' ack mode ({@code auto} or
  * {@code client-individual}: one ACK frame per message). Opens one
  * producer connection and SUBSCRIBERS consumer connections, each with one subscription to
  * DESTINATION that stays for the life of the JVM (so a bridge's demand does not come and go between runs), prints

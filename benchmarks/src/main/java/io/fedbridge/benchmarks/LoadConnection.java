@@ -27,18 +27,28 @@ interface LoadConnection extends AutoCloseable {
          * client and JMS clients sending one message at a time do: one {@code write(2)} per SEND, per ACK, with no
          * batching across frames ({@link PerFrameConnection}).
          */
-        PER_FRAME;
+        PER_FRAME,
+        /**
+         * A third-party client: Spring Framework's STOMP client over Reactor Netty ({@link SpringStompConnection}), one
+         * write and flush per frame, so that the per-frame figures can be checked with a client that is not fedbridge's.
+         */
+        SPRING;
 
         static Mode of(String s) {
             return switch (s.trim().toLowerCase(Locale.ROOT)) {
                 case "batched" -> BATCHED;
                 case "per-frame" -> PER_FRAME;
-                default -> throw new IllegalArgumentException("client mode must be per-frame or batched, but was '" + s + "'");
+                case "spring" -> SPRING;
+                default -> throw new IllegalArgumentException("client mode must be per-frame, spring or batched, but was '" + s + "'");
             };
         }
 
         String key() {
-            return this == BATCHED ? "batched" : "per-frame";
+            return switch (this) {
+                case BATCHED -> "batched";
+                case PER_FRAME -> "per-frame";
+                case SPRING -> "spring";
+            };
         }
     }
 
@@ -73,8 +83,21 @@ interface LoadConnection extends AutoCloseable {
     @Override
     void close();
 
+    /** Waits up to 30 s for the receipt of a SUBSCRIBE, UNSUBSCRIBE or the like; {@code what} names it in the error. */
+    static void awaitReceipt(String what, CompletableFuture<Void> receipt) {
+        try {
+            receipt.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new BenchmarkException(what + " not receipted: " + e, e);
+        }
+    }
+
     static LoadConnection connect(Mode mode, String uri) {
-        return mode == Mode.BATCHED ? new Batched(uri) : PerFrameConnection.connect(uri);
+        return switch (mode) {
+            case BATCHED -> new Batched(uri);
+            case PER_FRAME -> PerFrameConnection.connect(uri);
+            case SPRING -> SpringStompConnection.connect(uri);
+        };
     }
 
     /** fedbridge's {@link StompConnection}. */

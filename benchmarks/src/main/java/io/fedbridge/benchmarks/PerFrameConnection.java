@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -124,11 +123,7 @@ final class PerFrameConnection implements LoadConnection {
         CompletableFuture<Void> f = new CompletableFuture<>();
         receipts.put(r, f);
         write(frame(head.append("receipt:").append(r).append("\n\n"), EMPTY));
-        try {
-            f.get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new BenchmarkException(what + " not receipted: " + e, e);
-        }
+        LoadConnection.awaitReceipt(what, f);
     }
 
     @Override

@@ -111,9 +111,9 @@ public final class ThroughputCommand extends ComparisonCommand {
                         + " or relay (the fedbridge variants are for bridge, the HA pairs for ha), but was " + t);
             }
         }
-        if (LoadConnection.Mode.of(clientMode) == LoadConnection.Mode.PER_FRAME && heartBeatMillis != 0) {
-            throw new CommandLine.ParameterException(cl, "heart-beat-ms must be 0 with --client-mode per-frame (it sends no"
-                    + " heart-beats), but was " + heartBeatMillis);
+        if (LoadConnection.Mode.of(clientMode) != LoadConnection.Mode.BATCHED && heartBeatMillis != 0) {
+            throw new CommandLine.ParameterException(cl, "heart-beat-ms must be 0 with --client-mode " + clientMode
+                    + " (its connections send no heart-beats), but was " + heartBeatMillis);
         }
     }
 

@@ -113,6 +113,14 @@ class BenchmarkSmokeTest {
     }
 
     @Test
+    void shouldForwardEveryMessageFromSpringsStompClientAckingEachOneOnBothProducts() {
+        // a third-party client (Spring's ReactorNettyTcpStompClient): sends without and with receipts, ACK per message
+        runComparison("bridge", List.of("throughput", "persistent"), List.of("fedbridge", "activemq"), "--messages", "2000",
+                "--persistent-messages", "500", "--scenarios", "throughput,persistent", "--client-mode", "spring", "--ack",
+                "client-individual");
+    }
+
+    @Test
     void shouldCarryEveryJmsMessageOverTheBridgeWithEachProductsJmsClientAndPrintTheReport() {
         runComparison("jms", List.of("throughput", "persistent", "latency"), "--messages", "2000", "--persistent-messages", "200",
                 "--rate", "200", "--latency-seconds", "1", "--preroll-seconds", "0");
