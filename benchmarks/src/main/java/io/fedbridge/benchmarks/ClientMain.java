@@ -54,9 +54,9 @@ public final class ClientMain {
     private final LoadConnection.Mode mode;
     private StompConnection producer;
     private StompConnection consumer;
-    /** The connections of the per-frame mode, instead of the two above. */
-    private LoadConnection perFrameProducer;
-    private LoadConnection perFrameConsumer;
+    /** The connections of the per-frame and spring modes (one write per frame), instead of the two above. */
+    private LoadConnection unbatchedProducer;
+    private LoadConnection unbatchedConsumer;
     private int runNumber;
     /** Messages received in the current run, watched for progress; null between runs. */
     private volatile AtomicLong watched;
@@ -127,8 +127,8 @@ public final class ClientMain {
     private int run() throws Exception {
         startWatchdog();
         if (mode != LoadConnection.Mode.BATCHED) {
-            perFrameConsumer = LoadConnection.connect(mode, uri);
-            perFrameProducer = LoadConnection.connect(mode, uri);
+            unbatchedConsumer = LoadConnection.connect(mode, uri);
+            unbatchedProducer = LoadConnection.connect(mode, uri);
         } else {
             ClientConfig config = ClientConfig.builder(uri).heartBeats(heartBeat).build();
             consumer = StompConnection.connect(config);
@@ -136,7 +136,7 @@ public final class ClientMain {
         }
         try {
             System.out.println("READY " + uri + " server=" + (consumer != null ? consumer.connectedHeaders().get("server", "?")
-                    : perFrameConsumer.server()) + " version=" + (consumer != null ? consumer.version() : "1.2") + " mode=" + mode.key());
+                    : unbatchedConsumer.server()) + " version=" + (consumer != null ? consumer.version() : "1.2") + " mode=" + mode.key());
             System.out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             String line;
@@ -158,7 +158,7 @@ public final class ClientMain {
             }
             return 0;
         } finally {
-            for (AutoCloseable c : new AutoCloseable[] {producer, consumer, perFrameProducer, perFrameConsumer}) {
+            for (AutoCloseable c : new AutoCloseable[] {producer, consumer, unbatchedProducer, unbatchedConsumer}) {
                 closeQuietly(c);
             }
         }
@@ -201,9 +201,9 @@ public final class ClientMain {
                 producer.send(m).get(5, TimeUnit.MINUTES);
             } else {
                 for (int i = 1; i < messages; i++) {
-                    perFrameProducer.sendWithoutReceipt(QUEUE, body, false);
+                    unbatchedProducer.sendWithoutReceipt(QUEUE, body, false);
                 }
-                perFrameProducer.send(QUEUE, body, false).get(5, TimeUnit.MINUTES);
+                unbatchedProducer.send(QUEUE, body, false).get(5, TimeUnit.MINUTES);
             }
             long fenced = System.nanoTime();
             boolean all = counter.done.await(timeoutSeconds(messages), TimeUnit.SECONDS);
@@ -282,7 +282,7 @@ public final class ClientMain {
                     producer.sendWithoutReceipt(Message.builder(QUEUE).body(body(run, phase, System.nanoTime()))
                             .persistent(false).build());
                 } else {
-                    perFrameProducer.sendWithoutReceipt(QUEUE, body(run, phase, System.nanoTime()), false);
+                    unbatchedProducer.sendWithoutReceipt(QUEUE, body(run, phase, System.nanoTime()), false);
                 }
                 sent++;
             }
@@ -343,7 +343,7 @@ public final class ClientMain {
     /** Subscribes; returns what unsubscribes. Batched: the listener runs on the connection's dispatch thread, as before. */
     private Runnable subscribe(LoadConnection.Listener listener) {
         if (consumer == null) {
-            return perFrameConsumer.subscribe(QUEUE, ackMode, prefetch, listener);
+            return unbatchedConsumer.subscribe(QUEUE, ackMode, prefetch, listener);
         }
         SubscriptionRequest req = SubscriptionRequest.builder(QUEUE).ackMode(ackMode).prefetch(prefetch)
                 .header("activemq.prefetchSize", Integer.toString(prefetch)).build();
