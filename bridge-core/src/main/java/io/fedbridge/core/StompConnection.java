@@ -201,7 +201,15 @@ public final class StompConnection implements AutoCloseable {
      *                must never wait for the network, whatever thread they run on
      */
     private CompletableFuture<StompFrame> sendForReceipt(StompFrame frame, boolean mayWait) {
-        Channel ch = checkOpen();
+        return sendForReceipt(frame, mayWait, checkOpen());
+    }
+
+    /**
+     * {@link #sendForReceipt(StompFrame, boolean)} on {@code ch} without checking first that the connection is open:
+     * close()'s DISCONNECT, which must not throw when the peer closes the socket at the same moment (a broker stepping
+     * down closes every connection just after it answered); the future then fails, and close() goes on.
+     */
+    private CompletableFuture<StompFrame> sendForReceipt(StompFrame frame, boolean mayWait, Channel ch) {
         CompletableFuture<StompFrame> f = new CompletableFuture<>();
         String id = "r-" + ids.incrementAndGet();
         frame.headers().set(StompHeaders.RECEIPT, id);
@@ -524,10 +532,10 @@ public final class StompConnection implements AutoCloseable {
         // DISCONNECT: after closeTimeout the socket just closes.
         if (ch.isActive() && connectedHeaders != null
                 && awaitWritable(ch, System.nanoTime() + config.closeTimeout().toNanos())) {
-            CompletableFuture<Void> r = sendFrame(StompFrame.of(StompCommand.DISCONNECT), true);
             closing = true;
             try {
-                r.get(config.closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                sendForReceipt(StompFrame.of(StompCommand.DISCONNECT), true, ch)
+                        .get(config.closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException e) {

@@ -4,6 +4,7 @@ import io.fedbridge.broker.Broker;
 import io.fedbridge.broker.BrokerConfig;
 import io.fedbridge.broker.BrokerException;
 import io.fedbridge.broker.HaConfig;
+import io.fedbridge.broker.internal.HaGate;
 import io.fedbridge.broker.store.InMemoryMessageStore;
 import io.fedbridge.broker.store.JournalMessageStore;
 import io.fedbridge.broker.store.StoreConfig;
@@ -206,6 +207,13 @@ public final class HaMember implements AutoCloseable {
      * that is not READY unless {@code force} — which may lose what the backup had not copied yet.
      */
     public Map<String, Object> promote(boolean force) {
+        HaGate.Promotion p = acceptPromotion(force);
+        p.start().run();
+        return p.answer();
+    }
+
+    /** {@link #promote}'s checks and answer; the promotion begins when the caller runs {@code start}. */
+    HaGate.Promotion acceptPromotion(boolean force) {
         HaRole r = role;
         HaState s = state;
         if (r == HaRole.PRIMARY) {
@@ -228,7 +236,6 @@ public final class HaMember implements AutoCloseable {
             LOG.warn("HA member {}: {}", config.name(), warning);
         }
         long epoch = data.epoch() + 1;
-        thread.execute(() -> becomePrimary(epoch, List.of()));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("member", config.name());
         out.put("promoting", true);
@@ -237,7 +244,7 @@ public final class HaMember implements AutoCloseable {
         if (warning != null) {
             out.put("warning", warning);
         }
-        return out;
+        return new HaGate.Promotion(out, () -> thread.execute(() -> becomePrimary(epoch, List.of())));
     }
 
     /** Waits until the member is the primary and serving (after {@link #promote}), up to {@code timeout}. */

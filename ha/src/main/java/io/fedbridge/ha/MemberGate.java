@@ -104,7 +104,7 @@ final class MemberGate implements HaGate {
     }
 
     @Override
-    public Map<String, Object> promote(boolean force) {
-        return member.promote(force);
+    public Promotion promote(boolean force) {
+        return member.acceptPromotion(force);
     }
 }

@@ -45,9 +45,15 @@ public interface HaGate {
     java.util.Map<String, Object> status();
 
     /**
-     * Promotes this member to primary ({@code fedbridge ha promote}); returns what happened.
+     * Accepts a promotion of this member to primary ({@code fedbridge ha promote}): what to answer, and the promotion
+     * itself, which the caller starts once the answer is on its way. A promotion closes the backup's listeners and every
+     * connection on them, the requester's too; started first, it could close that connection before the answer was written.
      *
      * @throws IllegalStateException naming why it is refused (not a backup, not READY without {@code force}, ...)
      */
-    java.util.Map<String, Object> promote(boolean force);
+    Promotion promote(boolean force);
+
+    /** An accepted promotion: the answer for the requester, and {@code start}, to run once the answer is routed. */
+    record Promotion(java.util.Map<String, Object> answer, Runnable start) {
+    }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fedbridge.core.ClientConfig;
+import io.fedbridge.core.ConnectionClosedException;
 import io.fedbridge.core.Message;
 import io.fedbridge.core.ReceivedMessage;
 import io.fedbridge.core.StompConnection;
@@ -139,6 +140,10 @@ public final class HaCommand {
                     return answer;
                 }
                 throw new AdminException(AdminCommand.UNREACHABLE, "HA member at " + uri + " did not answer within " + timeout);
+            } catch (ConnectionClosedException e) {
+                // e.g. a backup that is being promoted closes its listeners and every connection on them
+                throw new AdminException(AdminCommand.UNREACHABLE, "HA member at " + uri + " closed the connection before it "
+                        + "answered: " + e.getMessage());
             } catch (IOException e) {
                 throw new AdminException(AdminCommand.FAILED, "HA member at " + uri + " answered with something that is not JSON: " + e.getMessage());
             } catch (InterruptedException e) {

@@ -58,6 +58,7 @@ public final class RequestHandler {
         answer.put("version", ManagementDestinations.SCHEMA_VERSION);
         answer.put("broker", broker);
         String status = "ok";
+        List<Runnable> afterAnswer = new java.util.ArrayList<>(1);
         try {
             JsonNode request = parse(body);
             answer.put("status", "ok");
@@ -65,7 +66,7 @@ public final class RequestHandler {
             String op = text(request, "op", true);
             switch (op) {
                 case "get" -> get(request, answer);
-                case "invoke" -> answer.set("result", Json.MAPPER.valueToTree(invoke(request, user)));
+                case "invoke" -> answer.set("result", Json.MAPPER.valueToTree(invoke(request, user, afterAnswer)));
                 default -> throw ManagementException.badRequest("op must be get or invoke, but was '" + op + "'");
             }
         } catch (ManagementException e) {
@@ -78,15 +79,18 @@ public final class RequestHandler {
         }
         if (replyTo == null) {
             LOG.debug("broker {}: management request of {} had no reply-to; answer {} dropped", broker, user, status);
-            return;
+        } else {
+            StompHeaders h = StompHeaders.of(StompHeaders.CONTENT_TYPE, "application/json");
+            h.add(ManagementDestinations.STATUS, status);
+            String correlation = headers.get(ManagementDestinations.CORRELATION_ID);
+            if (correlation != null) {
+                h.add(ManagementDestinations.CORRELATION_ID, correlation);
+            }
+            core.reply(replyTo, h, Json.bytes(answer));
         }
-        StompHeaders h = StompHeaders.of(StompHeaders.CONTENT_TYPE, "application/json");
-        h.add(ManagementDestinations.STATUS, status);
-        String correlation = headers.get(ManagementDestinations.CORRELATION_ID);
-        if (correlation != null) {
-            h.add(ManagementDestinations.CORRELATION_ID, correlation);
-        }
-        core.reply(replyTo, h, Json.bytes(answer));
+        // What the request set going that would close the requester's connection (a promotion) starts only now, after
+        // the answer is written to that connection: the connection's close is queued behind it.
+        afterAnswer.forEach(Runnable::run);
     }
 
     private static void error(ObjectNode answer, String type, String message) {
@@ -194,7 +198,7 @@ public final class RequestHandler {
         return gate;
     }
 
-    private Object invoke(JsonNode request, String user) {
+    private Object invoke(JsonNode request, String user, List<Runnable> afterAnswer) {
         String type = text(request, "type", true);
         String method = text(request, "method", true);
         JsonNode args = request.path("arguments");
@@ -251,7 +255,9 @@ public final class RequestHandler {
             }
             case "ha.promote" -> {
                 try {
-                    return haGate().promote(args.path("force").asBoolean(false));
+                    io.fedbridge.broker.internal.HaGate.Promotion p = haGate().promote(args.path("force").asBoolean(false));
+                    afterAnswer.add(p.start());
+                    return p.answer();
                 } catch (IllegalStateException e) {
                     throw ManagementException.badRequest(e.getMessage());
                 }
