@@ -136,10 +136,23 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * From any thread: closes the connection after the frames already handed to {@link #write} (a management answer
+     * written just before a promotion closes every connection). Their flush is an event-loop task queued behind their
+     * writes, so a close queued from another thread in between would drop them: the close flushes first.
+     */
     void close() {
         Channel ch = channel;
-        if (ch != null) {
-            ch.close();
+        if (ch == null) {
+            return;
+        }
+        try {
+            ch.eventLoop().execute(() -> {
+                ch.flush();
+                ch.close();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            ch.close(); // the event loop is shutting down
         }
     }
 

@@ -303,4 +303,69 @@ class ManagementIT extends BrokerTestSupport {
         assertThat(fromA).as("A's events stay on A").isEmpty();
         assertThat(a.bridges().get(0).state()).isEqualTo(BridgeState.UP);
     }
+
+    /**
+     * A promotion closes every connection of the member's backup broker, the requester's too: the answer must reach the
+     * requester first. The gate here is the smallest member there is: its promotion closes the connections at once, on
+     * the thread that answers.
+     */
+    @Test
+    void shouldAnswerAPromotionBeforeThePromotionClosesTheRequestersConnection() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<Broker> broker = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicInteger promotions = new java.util.concurrent.atomic.AtomicInteger();
+        io.fedbridge.broker.internal.HaGate gate = new io.fedbridge.broker.internal.HaGate() {
+            @Override
+            public String refuseClient(boolean adminRequest) {
+                return null;
+            }
+
+            @Override
+            public String primaryUri() {
+                return null;
+            }
+
+            @Override
+            public boolean isBackup() {
+                return false;
+            }
+
+            @Override
+            public String refuseBackup(io.fedbridge.core.StompHeaders connect, io.fedbridge.broker.security.Identity identity,
+                    io.fedbridge.core.StompHeaders connected) {
+                return "no backups here";
+            }
+
+            @Override
+            public io.netty.channel.ChannelHandler newReplicationHandler(io.fedbridge.core.StompHeaders connect) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Map<String, Object> status() {
+                return Map.of("group", "g");
+            }
+
+            @Override
+            public Promotion promote(boolean force) {
+                return new Promotion(Map.of("promoting", true, "force", force), () -> {
+                    promotions.incrementAndGet();
+                    broker.get().closeConnections();
+                });
+            }
+        };
+        Broker b = Broker.start(BrokerConfig.builder("promoted-" + UUID.randomUUID().toString().substring(0, 8))
+                .listen("tcp://127.0.0.1:0").build(), null, gate);
+        resources.add(b);
+        broker.set(b);
+        for (int i = 0; i < 20; i++) {
+            StompConnection c = connect(b, "tcp");
+            JsonNode answer = ok(request(c, "{\"op\":\"invoke\",\"type\":\"ha\",\"method\":\"promote\",\"arguments\":{\"force\":true}}"));
+            assertThat(answer.path("result").path("promoting").asBoolean()).isTrue();
+            assertThat(answer.path("result").path("force").asBoolean()).isTrue();
+            await("the promotion closes the requester's connection, after its answer").atMost(WAIT).until(() -> !c.isConnected());
+            c.close();
+            replies.remove(c);
+        }
+        assertThat(promotions).hasValue(20);
+    }
 }
