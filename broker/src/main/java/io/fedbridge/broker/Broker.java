@@ -616,6 +616,19 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
+     * How many times the broker's memory reached {@link BrokerConfig#memoryLimit()} and paused producers since it started;
+     * each time the log names the queues holding the most (WARN) and a {@code memory-limit-reached} event is published.
+     */
+    public long memoryLimitReached() {
+        return core.memoryLimitReached();
+    }
+
+    /** Producer connections paused now until the broker's memory falls below 70% of {@link BrokerConfig#memoryLimit()}. */
+    public int memoryPausedConnections() {
+        return core.memoryPausedConnections();
+    }
+
+    /**
      * True while the disk of the data directory has less free space than {@link ResourceLimits#minFreeDisk()}: persistent
      * sends wait for space meanwhile (checked every second).
      */

@@ -79,6 +79,10 @@ public final class BrokerMetrics implements AutoCloseable {
                 .description("Message data held in memory").register(registry));
         fixed.add(Gauge.builder("fedbridge.memory.limit", broker, b -> b.config().memoryLimit()).tags(brokerTag)
                 .baseUnit(BaseUnits.BYTES).description("Memory held before producers are flow-controlled").register(registry));
+        fixed.add(FunctionCounter.builder("fedbridge.memory.limit.reached", broker, Broker::memoryLimitReached).tags(brokerTag)
+                .description("Times the broker's memory reached memoryLimit and paused producers").register(registry));
+        fixed.add(Gauge.builder("fedbridge.memory.paused.connections", broker, Broker::memoryPausedConnections).tags(brokerTag)
+                .description("Producer connections paused now, waiting for memory below 70% of memoryLimit").register(registry));
         fixed.add(Gauge.builder("fedbridge.disk.low", broker, b -> b.isDiskSpaceLow() ? 1 : 0).tags(brokerTag)
                 .description("1 while the data directory's disk is below minFreeDisk (persistent sends wait)").register(registry));
         fixed.add(Gauge.builder("fedbridge.dedupe.window.size", broker, Broker::dedupeWindowSize).tags(brokerTag)

@@ -81,6 +81,7 @@ public final class BrokerCore {
         this.store = replicas.tap(store);
         this.clock = clock;
         this.memory = new MemoryUsage(config.memoryLimit());
+        this.memory.listener(new MemoryLimitReport(this));
         this.topics = new TopicRegistry(config.resourceLimits().maxDestinations());
         this.slowConsumers = new SlowConsumerPolicy(this, config.resourceLimits().maxSlowDuration());
         this.disk = new DiskWatermark(config.name(), store.isPersistent() ? config.dataDirectory() : null,
@@ -665,6 +666,37 @@ public final class BrokerCore {
 
     public long memoryUsed() {
         return memory.used();
+    }
+
+    /** How many times producers had to wait for memory (memoryLimit reached) since the broker started. */
+    public long memoryLimitReached() {
+        return memory.timesReached();
+    }
+
+    /** Connections paused now because the broker's memory reached memoryLimit. */
+    public int memoryPausedConnections() {
+        return memory.waitingConnections();
+    }
+
+    /** The {@code n} queues and subscriptions holding the most message bytes (none that hold nothing). */
+    List<DestinationStats> largestHolders(int n) {
+        java.util.Set<QueueDestination> all = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        all.addAll(queues.values());
+        for (DurableSubscription d : durables.values()) {
+            all.add(d.queue());
+        }
+        for (TopicRegistry.Registration r : topics.registrations()) {
+            all.add(r.queue());
+        }
+        List<DestinationStats> l = new ArrayList<>();
+        for (QueueDestination q : all) {
+            DestinationStats d = q.snapshot();
+            if (d.bytes() > 0) {
+                l.add(d);
+            }
+        }
+        l.sort(Comparator.comparingLong(DestinationStats::bytes).reversed());
+        return l.size() > n ? List.copyOf(l.subList(0, n)) : l;
     }
 
     public int sessionCount() {

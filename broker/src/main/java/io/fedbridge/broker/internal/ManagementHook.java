@@ -33,4 +33,11 @@ public interface ManagementHook {
 
     default void loginFailed(String login, String remoteAddress, String reason) {
     }
+
+    /**
+     * Producers started waiting because the broker's memory reached {@code memoryLimit} ({@code reached}), or resumed
+     * because it fell below the resume mark; {@code data} says how much is held and by whom, or how long they waited.
+     */
+    default void memoryLimit(boolean reached, java.util.Map<String, Object> data) {
+    }
 }

@@ -602,8 +602,10 @@ public final class ServerSession extends ChannelInboundHandlerAdapter {
                     + "transaction", null, f.header(StompHeaders.RECEIPT));
             return;
         }
-        core.hook.request(identity.name(), f.headers(), f.body());
+        // The receipt first: the request may end this very connection (an HA promotion closes them all), and the close,
+        // queued from the management thread, must find the receipt already written ahead of it.
         receipt(f);
+        core.hook.request(identity.name(), f.headers(), f.body());
     }
 
     String id() {

@@ -81,7 +81,7 @@ public final class BrokerManagement implements AutoCloseable {
         return new BrokerInfo(broker.name(), broker.id(), Broker.version(), c.dataDirectory() == null ? "MEMORY" : c.durability().name(),
                 securityMode(c.security()), c.dataDirectory() == null ? null : c.dataDirectory().toString(), broker.connectUris(),
                 connectors, startedAt, broker.connectionCount(), core.queues().size(), core.topics(now).size(), broker.memoryUsed(),
-                c.memoryLimit(), broker.duplicatesDropped(), broker.isDiskSpaceLow(), now);
+                c.memoryLimit(), broker.memoryLimitReached(), broker.memoryPausedConnections(), broker.duplicatesDropped(), broker.isDiskSpaceLow(), now);
     }
 
     /** {@code open}, {@code authenticated}, {@code authorized} or {@code authenticated+authorized}. */

@@ -5,7 +5,8 @@ import java.util.Map;
 /**
  * One event on {@link ManagementDestinations#EVENTS}. Types: {@code link-up}, {@code link-down}, {@code link-stalled},
  * {@code link-resumed}, {@code consumer-added}, {@code consumer-removed}, {@code destination-created},
- * {@code destination-deleted}, {@code message-dead-lettered}, {@code login-failed}, {@code connection-closed}.
+ * {@code destination-deleted}, {@code message-dead-lettered}, {@code login-failed}, {@code connection-closed},
+ * {@code memory-limit-reached}, {@code memory-limit-released}, {@code ha-state}.
  *
  * @param data the event's attributes (see docs/management.md)
  */

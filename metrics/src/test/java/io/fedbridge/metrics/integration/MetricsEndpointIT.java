@@ -131,4 +131,27 @@ class MetricsEndpointIT extends MetricsTestSupport {
         assertThatThrownBy(() -> startBroker(BrokerConfig.builder("pB").metrics("http://127.0.0.1:" + port)))
                 .isInstanceOf(BrokerException.class).hasMessageContaining("cannot listen on metrics URI");
     }
+
+    @Test
+    void shouldCountProducersPausedByTheMemoryLimitAndShowThemWhilePaused() throws Exception {
+        Broker b = startBroker(BrokerConfig.builder("mFull").memoryLimit(64 * 1024).metrics("http://127.0.0.1:0"));
+        assertThat(scrape(b, "fedbridge_memory_limit_reached_total", "broker", "mFull")).isZero();
+        StompConnection producer = connect(b);
+        byte[] body = new byte[1024];
+        java.util.concurrent.CompletableFuture<Void> producing = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            for (int i = 0; i < 5000; i++) {
+                producer.sendWithoutReceipt(Message.builder("/queue/backlog").body(body).build());
+            }
+        });
+        await("the producer waits for memory").atMost(WAIT)
+                .until(() -> scrape(b, "fedbridge_memory_paused_connections", "broker", "mFull") == 1);
+        assertThat(scrape(b, "fedbridge_memory_limit_reached_total", "broker", "mFull")).isEqualTo(1);
+
+        connect(b).subscribe(SubscriptionRequest.of("/queue/backlog"), m -> { });
+        producing.get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        await("nobody waits once the queue drains").atMost(WAIT)
+                .until(() -> scrape(b, "fedbridge_memory_paused_connections", "broker", "mFull") == 0
+                        && b.queue("/queue/backlog").pending() == 0);
+        assertThat(scrape(b, "fedbridge_memory_limit_reached_total", "broker", "mFull")).isGreaterThanOrEqualTo(1);
+    }
 }

@@ -22,8 +22,10 @@ public final class StatCommand extends AdminCommand.Requesting {
                 b.path("version").asText(), ago(b.path("startedAt").asLong()));
         out.printf("durability %s, security %s, data directory %s%n", b.path("durability").asText(),
                 b.path("securityMode").asText(), b.path("dataDirectory").asText("none"));
-        out.printf("connections %d, queues %d, topics %d, memory %s of %s%s%n", b.path("connections").asInt(), b.path("queues").asInt(),
+        int paused = b.path("memoryPausedConnections").asInt();
+        out.printf("connections %d, queues %d, topics %d, memory %s of %s%s%s%n", b.path("connections").asInt(), b.path("queues").asInt(),
                 b.path("topics").asInt(), bytes(b.path("memoryUsed").asLong()), bytes(b.path("memoryLimit").asLong()),
+                paused == 0 ? "" : ", MEMORY FULL: " + paused + (paused == 1 ? " producer" : " producers") + " paused",
                 b.path("diskSpaceLow").asBoolean() ? ", DISK SPACE LOW" : "");
         out.println();
         Table q = new Table("QUEUE", "PENDING", "CONSUMERS", "IN/S", "OUT/S", "ENQUEUED", "DEQUEUED");

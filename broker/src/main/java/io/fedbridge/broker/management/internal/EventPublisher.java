@@ -151,6 +151,11 @@ public final class EventPublisher {
                 d.put("reason", reason);
                 publish("login-failed", d);
             }
+
+            @Override
+            public void memoryLimit(boolean reached, Map<String, Object> data) {
+                publish(reached ? "memory-limit-reached" : "memory-limit-released", data);
+            }
         };
     }
 

@@ -1,0 +1,182 @@
+package io.fedbridge.broker.internal;
+
+import io.fedbridge.broker.DestinationStats;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells the operator when producers wait for memory: a WARN naming the queues that hold it and a
+ * {@code memory-limit-reached} event when it starts, the same again every {@link #REMIND_NANOS} while it lasts, and an
+ * INFO and a {@code memory-limit-released} event once producers have run unpaused for {@link #QUIET_NANOS}.
+ *
+ * <p>A consumer draining a full broker pauses and resumes its producers dozens of times a second (usage crosses the
+ * limit, falls below 70%, crosses it again): that is one episode, reported once, not a line per pause.
+ */
+final class MemoryLimitReport implements MemoryUsage.Listener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BrokerCore.class);
+    static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final long REMIND_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final BrokerCore core;
+    // guarded by this
+    private boolean episode;
+    private long startNanos;
+    private long lastWarnNanos;
+    private long lastPauseNanos;
+    private long lastReleaseNanos;
+    private int pauses;
+    private long pausedNanos;
+    private boolean checkScheduled;
+
+    MemoryLimitReport(BrokerCore core) {
+        this.core = core;
+    }
+
+    // Both callbacks run on I/O threads, possibly under a queue's lock: what looks at the queues runs on the scheduler.
+
+    @Override
+    public void reached(long used, long limit) {
+        long now = System.nanoTime();
+        boolean warn;
+        int n;
+        long millis;
+        synchronized (this) {
+            pauses++;
+            lastPauseNanos = now;
+            if (!episode) {
+                episode = true;
+                startNanos = now;
+                pausedNanos = 0;
+                pauses = 1;
+                warn = true;
+            } else {
+                warn = now - lastWarnNanos >= REMIND_NANOS;
+            }
+            if (warn) {
+                lastWarnNanos = now;
+            }
+            n = pauses;
+            millis = TimeUnit.NANOSECONDS.toMillis(now - startNanos);
+        }
+        if (warn) {
+            run(() -> warn(used, limit, n, millis), 0);
+        }
+    }
+
+    @Override
+    public void released(long used, int producers, long paused) {
+        boolean schedule;
+        synchronized (this) {
+            pausedNanos += paused;
+            lastReleaseNanos = System.nanoTime();
+            schedule = episode && !checkScheduled;
+            checkScheduled |= schedule;
+        }
+        if (schedule) {
+            run(this::checkQuiet, QUIET_NANOS);
+        }
+    }
+
+    /** Ends the episode once no producer has been paused for QUIET_NANOS; else looks again when that may be so. */
+    private void checkQuiet() {
+        long now = System.nanoTime();
+        int n;
+        long millis;
+        long waited;
+        synchronized (this) {
+            checkScheduled = false;
+            if (!episode || core.memory.waitingConnections() > 0) {
+                return; // paused now: the next release looks again
+            }
+            long quietFor = now - lastPauseNanos;
+            if (quietFor < QUIET_NANOS) {
+                checkScheduled = true;
+                run(this::checkQuiet, QUIET_NANOS - quietFor);
+                return;
+            }
+            episode = false;
+            n = pauses;
+            millis = TimeUnit.NANOSECONDS.toMillis(lastReleaseNanos - startNanos);
+            waited = TimeUnit.NANOSECONDS.toMillis(pausedNanos);
+        }
+        long used = core.memory.used();
+        LOG.info("broker {}: memory below {} again ({} held): producers were paused {} {} over {} ms, {} ms of it waiting",
+                core.config.name(), size(core.memory.resumeBelow()), size(used), n, n == 1 ? "time" : "times", millis, waited);
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("used", used);
+        data.put("limit", core.memory.limit());
+        data.put("pauses", n);
+        data.put("millis", millis);
+        data.put("pausedMillis", waited);
+        core.hook.memoryLimit(false, data);
+    }
+
+    private void warn(long used, long limit, int n, long millis) {
+        StringBuilder who = new StringBuilder();
+        List<Map<String, Object>> holders = new ArrayList<>();
+        for (DestinationStats d : core.largestHolders(3)) {
+            int messages = d.pending() + d.inflight();
+            who.append(who.length() == 0 ? "" : "; ").append(d.name()).append(' ').append(size(d.bytes())).append(" in ")
+                    .append(messages).append(messages == 1 ? " message, " : " messages, ").append(d.consumers())
+                    .append(d.consumers() == 1 ? " consumer" : " consumers");
+            Map<String, Object> h = new LinkedHashMap<>();
+            h.put("destination", d.name());
+            h.put("bytes", d.bytes());
+            h.put("messages", messages);
+            h.put("consumers", d.consumers());
+            holders.add(h);
+        }
+        String largest = who.length() == 0 ? "none" : who.toString();
+        if (n == 1) {
+            LOG.warn("broker {}: memoryLimit={} reached ({} held): producers are paused until it falls below {}; largest holders: "
+                            + "{}. Consumers, or bridges to brokers with consumers, release it; a larger memoryLimit lets a deeper "
+                            + "backlog build", core.config.name(), size(limit), size(used), size(core.memory.resumeBelow()), largest);
+        } else {
+            LOG.warn("broker {}: memoryLimit={} still reached ({} held): producers paused {} times in {} s; largest holders: {}",
+                    core.config.name(), size(limit), size(used), n, millis / 1000, largest);
+        }
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("used", used);
+        data.put("limit", limit);
+        data.put("resumeBelow", core.memory.resumeBelow());
+        data.put("pauses", n);
+        data.put("millis", millis);
+        data.put("largest", holders);
+        core.hook.memoryLimit(true, data);
+    }
+
+    private void run(Runnable r, long delayNanos) {
+        try {
+            if (delayNanos <= 0) {
+                core.scheduler.execute(r);
+            } else {
+                core.scheduler.schedule(r, delayNanos, TimeUnit.NANOSECONDS);
+            }
+        } catch (RejectedExecutionException e) {
+            LOG.debug("broker {}: stopping; memory report dropped", core.config.name());
+        }
+    }
+
+    /** {@code bytes} for a person: 1023 B, 1.5 KiB, 255.9 MiB, 1.2 GiB. */
+    static String size(long bytes) {
+        if (bytes < 1024) {
+            return bytes + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        double v = bytes;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+    }
+}
