@@ -68,6 +68,16 @@ public final class BrokerJmx implements AutoCloseable {
             }
 
             @Override
+            public long getMemoryLimitReached() {
+                return broker.memoryLimitReached();
+            }
+
+            @Override
+            public int getMemoryPausedConnections() {
+                return broker.memoryPausedConnections();
+            }
+
+            @Override
             public long getDuplicatesDropped() {
                 return broker.duplicatesDropped();
             }

@@ -14,6 +14,12 @@ public interface BrokerMXBean {
 
     long getMemoryLimit();
 
+    /** Times the memory reached the limit and paused producers since the broker started. */
+    long getMemoryLimitReached();
+
+    /** Producer connections paused now, waiting for memory. */
+    int getMemoryPausedConnections();
+
     long getDuplicatesDropped();
 
     String[] getNetworkConnectors();

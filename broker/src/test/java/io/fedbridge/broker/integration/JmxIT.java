@@ -27,6 +27,8 @@ class JmxIT extends BrokerTestSupport {
         Broker a = startBroker(BrokerConfig.builder("jmx-A"));
         ObjectName brokerName = a.jmx().brokerName();
         assertThat(server.getAttribute(brokerName, "BrokerId")).isEqualTo(a.id());
+        assertThat(server.getAttribute(brokerName, "MemoryLimitReached")).as("no producer paused yet").isEqualTo(0L);
+        assertThat(server.getAttribute(brokerName, "MemoryPausedConnections")).isEqualTo(0);
 
         server.invoke(brokerName, "addNetworkConnector", new Object[] {"static:(" + b.connectUris().get(0) + ")?initialReconnectDelay=50"},
                 new String[] {String.class.getName()});
