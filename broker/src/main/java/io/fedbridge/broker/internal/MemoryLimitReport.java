@@ -28,8 +28,9 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
     private final BrokerCore core;
     // guarded by this
     private boolean episode;
+    /** Counts episodes: a reminder scheduled in one never speaks for the next. */
+    private long episodeId;
     private long startNanos;
-    private long lastWarnNanos;
     private long lastPauseNanos;
     private long lastReleaseNanos;
     private int pauses;
@@ -45,30 +46,36 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
     @Override
     public void reached(long used, long limit) {
         long now = System.nanoTime();
-        boolean warn;
-        int n;
-        long millis;
+        long id;
         synchronized (this) {
             pauses++;
             lastPauseNanos = now;
-            if (!episode) {
-                episode = true;
-                startNanos = now;
-                pausedNanos = 0;
-                pauses = 1;
-                warn = true;
-            } else {
-                warn = now - lastWarnNanos >= REMIND_NANOS;
+            if (episode) {
+                return;
             }
-            if (warn) {
-                lastWarnNanos = now;
+            episode = true;
+            id = ++episodeId;
+            startNanos = now;
+            pausedNanos = 0;
+            pauses = 1;
+        }
+        run(() -> warn(used, limit, 1, 0), 0);
+        run(() -> remind(id), REMIND_NANOS);
+    }
+
+    /** While the episode lasts (producers paused all along, or again and again), says so again every REMIND_NANOS. */
+    private void remind(long id) {
+        int n;
+        long millis;
+        synchronized (this) {
+            if (!episode || id != episodeId) {
+                return;
             }
             n = pauses;
-            millis = TimeUnit.NANOSECONDS.toMillis(now - startNanos);
+            millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
         }
-        if (warn) {
-            run(() -> warn(used, limit, n, millis), 0);
-        }
+        warn(core.memory.used(), core.memory.limit(), n, millis);
+        run(() -> remind(id), REMIND_NANOS);
     }
 
     @Override
@@ -135,13 +142,14 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
             holders.add(h);
         }
         String largest = who.length() == 0 ? "none" : who.toString();
-        if (n == 1) {
+        if (millis == 0) {
             LOG.warn("broker {}: memoryLimit={} reached ({} held): producers are paused until it falls below {}; largest holders: "
                             + "{}. Consumers, or bridges to brokers with consumers, release it; a larger memoryLimit lets a deeper "
                             + "backlog build", core.config.name(), size(limit), size(used), size(core.memory.resumeBelow()), largest);
         } else {
-            LOG.warn("broker {}: memoryLimit={} still reached ({} held): producers paused {} times in {} s; largest holders: {}",
-                    core.config.name(), size(limit), size(used), n, millis / 1000, largest);
+            LOG.warn("broker {}: memoryLimit={} still reached ({} held, {} producer connections paused now): producers paused {} "
+                            + "{} in {} s; largest holders: {}", core.config.name(), size(limit), size(used),
+                    core.memory.waitingConnections(), n, n == 1 ? "time" : "times", millis / 1000, largest);
         }
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("used", used);
