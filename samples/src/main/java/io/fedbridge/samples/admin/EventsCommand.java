@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 
 /** {@code fedbridge events}: follows the broker's management events. */
 @Command(name = "events", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Follow the broker's events (link up/down/stalled, consumers, destinations, dead letters, failed logins) "
+        description = "Follow the broker's events (link up/down/stalled, consumers, destinations, dead letters, failed logins, memory limit) "
                 + "until Ctrl-C, --count or --timeout. --json: one JSON object per line.")
 public final class EventsCommand extends AdminCommand {
 
@@ -76,7 +76,8 @@ public final class EventsCommand extends AdminCommand {
                 .append(e.path("broker").asText()).append(' ').append(e.path("type").asText());
         for (Iterator<Map.Entry<String, JsonNode>> it = e.path("data").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> f = it.next();
-            b.append(' ').append(f.getKey()).append('=').append(f.getValue().asText());
+            JsonNode v = f.getValue();
+            b.append(' ').append(f.getKey()).append('=').append(v.isContainerNode() ? v.toString() : v.asText());
         }
         return b.toString();
     }
