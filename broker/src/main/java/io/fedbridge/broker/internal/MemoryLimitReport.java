@@ -26,6 +26,13 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
     static final long REMIND_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final BrokerCore core;
+    private final long quietNanos;
+    private final long remindNanos;
+    /**
+     * One thread of the broker's scheduler: the report's tasks run one after another, so a reminder never overtakes the
+     * end of its episode (the release would otherwise be published before a reminder that was under way).
+     */
+    private final java.util.concurrent.ScheduledExecutorService executor;
     // guarded by this
     private boolean episode;
     /** Counts episodes: a reminder scheduled in one never speaks for the next. */
@@ -38,7 +45,14 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
     private boolean checkScheduled;
 
     MemoryLimitReport(BrokerCore core) {
+        this(core, QUIET_NANOS, REMIND_NANOS);
+    }
+
+    MemoryLimitReport(BrokerCore core, long quietNanos, long remindNanos) {
         this.core = core;
+        this.quietNanos = quietNanos;
+        this.remindNanos = remindNanos;
+        this.executor = core.scheduler instanceof io.netty.util.concurrent.EventExecutorGroup g ? g.next() : core.scheduler;
     }
 
     // Both callbacks run on I/O threads, possibly under a queue's lock: what looks at the queues runs on the scheduler.
@@ -60,10 +74,10 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
             pauses = 1;
         }
         run(() -> warn(used, limit, 1, 0), 0);
-        run(() -> remind(id), REMIND_NANOS);
+        run(() -> remind(id), remindNanos);
     }
 
-    /** While the episode lasts (producers paused all along, or again and again), says so again every REMIND_NANOS. */
+    /** While the episode lasts (producers paused all along, or again and again), says so again every remindNanos. */
     private void remind(long id) {
         int n;
         long millis;
@@ -75,7 +89,7 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
             millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
         }
         warn(core.memory.used(), core.memory.limit(), n, millis);
-        run(() -> remind(id), REMIND_NANOS);
+        run(() -> remind(id), remindNanos);
     }
 
     @Override
@@ -88,7 +102,7 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
             checkScheduled |= schedule;
         }
         if (schedule) {
-            run(this::checkQuiet, QUIET_NANOS);
+            run(this::checkQuiet, quietNanos);
         }
     }
 
@@ -104,9 +118,9 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
                 return; // paused now: the next release looks again
             }
             long quietFor = now - lastPauseNanos;
-            if (quietFor < QUIET_NANOS) {
+            if (quietFor < quietNanos) {
                 checkScheduled = true;
-                run(this::checkQuiet, QUIET_NANOS - quietFor);
+                run(this::checkQuiet, quietNanos - quietFor);
                 return;
             }
             episode = false;
@@ -164,9 +178,9 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
     private void run(Runnable r, long delayNanos) {
         try {
             if (delayNanos <= 0) {
-                core.scheduler.execute(r);
+                executor.execute(r);
             } else {
-                core.scheduler.schedule(r, delayNanos, TimeUnit.NANOSECONDS);
+                executor.schedule(r, delayNanos, TimeUnit.NANOSECONDS);
             }
         } catch (RejectedExecutionException e) {
             LOG.debug("broker {}: stopping; memory report dropped", core.config.name());
