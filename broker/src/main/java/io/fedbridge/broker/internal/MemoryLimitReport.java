@@ -1,10 +1,10 @@
 package io.fedbridge.broker.internal;
 
 import io.fedbridge.broker.DestinationStats;
+import io.fedbridge.core.internal.Sizes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -130,7 +130,7 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
         }
         long used = core.memory.used();
         LOG.info("broker {}: memory below {} again ({} held): producers were paused {} {} over {} ms, {} ms of it waiting",
-                core.config.name(), size(core.memory.resumeBelow()), size(used), n, n == 1 ? "time" : "times", millis, waited);
+                core.config.name(), Sizes.of(core.memory.resumeBelow()), Sizes.of(used), n, n == 1 ? "time" : "times", millis, waited);
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("used", used);
         data.put("limit", core.memory.limit());
@@ -145,7 +145,7 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
         List<Map<String, Object>> holders = new ArrayList<>();
         for (DestinationStats d : core.largestHolders(3)) {
             int messages = d.pending() + d.inflight();
-            who.append(who.length() == 0 ? "" : "; ").append(d.name()).append(' ').append(size(d.bytes())).append(" in ")
+            who.append(who.length() == 0 ? "" : "; ").append(d.name()).append(' ').append(Sizes.of(d.bytes())).append(" in ")
                     .append(messages).append(messages == 1 ? " message, " : " messages, ").append(d.consumers())
                     .append(d.consumers() == 1 ? " consumer" : " consumers");
             Map<String, Object> h = new LinkedHashMap<>();
@@ -159,10 +159,10 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
         if (millis == 0) {
             LOG.warn("broker {}: memoryLimit={} reached ({} held): producers are paused until it falls below {}; largest holders: "
                             + "{}. Consumers, or bridges to brokers with consumers, release it; a larger memoryLimit lets a deeper "
-                            + "backlog build", core.config.name(), size(limit), size(used), size(core.memory.resumeBelow()), largest);
+                            + "backlog build", core.config.name(), Sizes.of(limit), Sizes.of(used), Sizes.of(core.memory.resumeBelow()), largest);
         } else {
             LOG.warn("broker {}: memoryLimit={} still reached ({} held, {} producer connections paused now): producers paused {} "
-                            + "{} in {} s; largest holders: {}", core.config.name(), size(limit), size(used),
+                            + "{} in {} s; largest holders: {}", core.config.name(), Sizes.of(limit), Sizes.of(used),
                     core.memory.waitingConnections(), n, n == 1 ? "time" : "times", millis / 1000, largest);
         }
         Map<String, Object> data = new LinkedHashMap<>();
@@ -185,20 +185,5 @@ final class MemoryLimitReport implements MemoryUsage.Listener {
         } catch (RejectedExecutionException e) {
             LOG.debug("broker {}: stopping; memory report dropped", core.config.name());
         }
-    }
-
-    /** {@code bytes} for a person: 1023 B, 1.5 KiB, 255.9 MiB, 1.2 GiB. */
-    static String size(long bytes) {
-        if (bytes < 1024) {
-            return bytes + " B";
-        }
-        String[] units = {"KiB", "MiB", "GiB", "TiB"};
-        double v = bytes;
-        int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
     }
 }

@@ -1,6 +1,7 @@
 package io.fedbridge.samples.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fedbridge.core.internal.Sizes;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 
@@ -24,7 +25,7 @@ public final class StatCommand extends AdminCommand.Requesting {
                 b.path("securityMode").asText(), b.path("dataDirectory").asText("none"));
         int paused = b.path("memoryPausedConnections").asInt();
         out.printf("connections %d, queues %d, topics %d, memory %s of %s%s%s%n", b.path("connections").asInt(), b.path("queues").asInt(),
-                b.path("topics").asInt(), bytes(b.path("memoryUsed").asLong()), bytes(b.path("memoryLimit").asLong()),
+                b.path("topics").asInt(), Sizes.of(b.path("memoryUsed").asLong()), Sizes.of(b.path("memoryLimit").asLong()),
                 paused == 0 ? "" : ", MEMORY FULL: " + paused + (paused == 1 ? " producer" : " producers") + " paused",
                 b.path("diskSpaceLow").asBoolean() ? ", DISK SPACE LOW" : "");
         out.println();
@@ -47,19 +48,5 @@ public final class StatCommand extends AdminCommand.Requesting {
             ListCommands.Bridges.print(snapshot.path("bridges"), out);
         }
         return OK;
-    }
-
-    static String bytes(long n) {
-        if (n < 1024) {
-            return n + " B";
-        }
-        String[] units = {"KiB", "MiB", "GiB", "TiB"};
-        double v = n;
-        int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return String.format(java.util.Locale.ROOT, "%.1f %s", v, units[u]);
     }
 }
